@@ -1,0 +1,34 @@
+// Small text helpers shared by the format readers: splitting, strict number
+// parsing, physical units. All parsers reject trailing garbage.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace rankmap::text {
+
+std::vector<std::string> split(std::string_view s, char sep);
+// Splits on runs of blanks (spaces and tabs); no empty words.
+std::vector<std::string> words(std::string_view s);
+std::string_view trim(std::string_view s);
+// Line without a '#' comment and surrounding blanks.
+std::string_view strip_comment(std::string_view line);
+
+std::optional<long long> parse_int(std::string_view s);
+std::optional<std::uint64_t> parse_uint64(std::string_view s);
+std::optional<double> parse_double(std::string_view s);
+
+// "850ns", "1.5us", "2ms", "0.1s" (a bare number is seconds) -> seconds.
+std::optional<double> parse_duration(std::string_view s);
+// "10GB/s", "75Gbit/s", "500MB/s", "1e9" (bytes per second) -> bytes per second.
+std::optional<double> parse_bandwidth(std::string_view s);
+// Shortest spelling that parses back to the same value: 850e-9 -> "850ns".
+std::string format_duration(double seconds);
+std::string format_bandwidth(double bytes_per_second);
+// Shortest decimal that round-trips a double.
+std::string format_double(double v);
+
+}  // namespace rankmap::text

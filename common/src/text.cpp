@@ -1,0 +1,160 @@
+#include "rankmap/text.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+namespace rankmap::text {
+
+std::vector<std::string> split(std::string_view s, char sep) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (true) {
+    size_t pos = s.find(sep, start);
+    out.emplace_back(s.substr(start, pos == std::string_view::npos ? std::string_view::npos : pos - start));
+    if (pos == std::string_view::npos) break;
+    start = pos + 1;
+  }
+  return out;
+}
+
+std::vector<std::string> words(std::string_view s) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < s.size()) {
+    while (i < s.size() && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r')) ++i;
+    size_t j = i;
+    while (j < s.size() && s[j] != ' ' && s[j] != '\t' && s[j] != '\r') ++j;
+    if (j > i) out.emplace_back(s.substr(i, j - i));
+    i = j;
+  }
+  return out;
+}
+
+std::string_view trim(std::string_view s) {
+  size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  return s.substr(b, e - b);
+}
+
+std::string_view strip_comment(std::string_view line) {
+  size_t hash = line.find('#');
+  return trim(hash == std::string_view::npos ? line : line.substr(0, hash));
+}
+
+std::optional<long long> parse_int(std::string_view s) {
+  long long v = 0;
+  if (s.empty()) return std::nullopt;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<std::uint64_t> parse_uint64(std::string_view s) {
+  std::uint64_t v = 0;
+  if (s.empty() || s[0] == '-' || s[0] == '+') return std::nullopt;
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+std::optional<double> parse_double(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  std::string buf(s);
+  char* end = nullptr;
+  errno = 0;
+  double v = std::strtod(buf.c_str(), &end);
+  if (end != buf.c_str() + buf.size() || errno == ERANGE || !std::isfinite(v)) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+// A unit is a decimal exponent (applied in the text, so "850ns" reads exactly
+// like the literal 850e-9) times an exact binary multiplier (1/8 for bits,
+// 2^30 for GiB).
+struct Unit {
+  const char* suffix;
+  const char* exponent;
+  double multiplier;
+};
+
+constexpr Unit kDurationUnits[] = {{"ns", "e-9", 1}, {"us", "e-6", 1}, {"ms", "e-3", 1}, {"s", "", 1}};
+constexpr Unit kBandwidthUnits[] = {
+    {"Gbit/s", "e9", 0.125},  {"Mbit/s", "e6", 0.125}, {"GiB/s", "", 1073741824.0}, {"MiB/s", "", 1048576.0},
+    {"TB/s", "e12", 1},       {"GB/s", "e9", 1},       {"MB/s", "e6", 1},           {"kB/s", "e3", 1},
+    {"B/s", "", 1}};
+
+std::optional<double> parse_number_in(std::string_view number, const Unit& unit) {
+  if (number.empty() || number.find_first_of("eE") != std::string_view::npos) return std::nullopt;
+  auto v = parse_double(std::string(number) + unit.exponent);
+  if (!v || *v < 0) return std::nullopt;
+  return *v * unit.multiplier;
+}
+
+template <size_t N>
+std::optional<double> parse_with_units(std::string_view s, const Unit (&units)[N]) {
+  for (const Unit& unit : units) {  // longer suffixes come first in the tables
+    std::string_view suf = unit.suffix;
+    if (s.size() > suf.size() && s.substr(s.size() - suf.size()) == suf)
+      return parse_number_in(s.substr(0, s.size() - suf.size()), unit);
+  }
+  auto v = parse_double(s);  // a bare number is in base units
+  if (!v || *v < 0) return std::nullopt;
+  return v;
+}
+
+// The shortest spelling, over the given units, that prints as a plain decimal
+// and parses back exactly; ties go to the earlier unit.
+template <size_t N, size_t M>
+std::string format_with_units(double v, const Unit (&order)[N], const Unit (&table)[M]) {
+  std::string best;
+  for (const Unit& unit : order) {
+    const double scaled = v / unit.multiplier / std::pow(10.0, std::atoi(unit.exponent[0] ? unit.exponent + 1 : "0"));
+    if (scaled < 1.0 && &unit != &order[N - 1]) continue;
+    char buf[64];
+    for (int precision = 1; precision <= 17; ++precision) {
+      std::snprintf(buf, sizeof buf, "%.*g", precision, scaled);
+      if (std::string_view(buf).find('e') != std::string_view::npos) continue;
+      const std::string out = std::string(buf) + unit.suffix;
+      if (parse_with_units(out, table) == v) {
+        if (best.empty() || out.size() < best.size()) best = out;
+        break;
+      }
+    }
+  }
+  return best.empty() ? format_double(v) : best;
+}
+
+}  // namespace
+
+std::optional<double> parse_duration(std::string_view s) { return parse_with_units(s, kDurationUnits); }
+
+std::optional<double> parse_bandwidth(std::string_view s) {
+  auto v = parse_with_units(s, kBandwidthUnits);
+  if (v && *v <= 0) return std::nullopt;
+  return v;
+}
+
+std::string format_double(double v) {
+  char buf[64];
+  for (int precision = 1; precision <= 17; ++precision) {
+    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
+    if (std::strtod(buf, nullptr) == v) break;
+  }
+  return buf;
+}
+
+std::string format_duration(double seconds) {
+  constexpr Unit order[] = {{"s", "", 1}, {"ms", "e-3", 1}, {"us", "e-6", 1}, {"ns", "e-9", 1}};
+  return format_with_units(seconds, order, kDurationUnits);
+}
+
+std::string format_bandwidth(double bytes_per_second) {
+  constexpr Unit order[] = {{"TB/s", "e12", 1}, {"Gbit/s", "e9", 0.125}, {"GB/s", "e9", 1}, {"MB/s", "e6", 1}, {"B/s", "", 1}};
+  return format_with_units(bytes_per_second, order, kBandwidthUnits);
+}
+
+}  // namespace rankmap::text

@@ -1,0 +1,126 @@
+#include "rankmap/mapping.hpp"
+
+#include <unordered_set>
+
+#include "line_reader.hpp"
+#include "rankmap/atomic_file.hpp"
+#include "rankmap/text.hpp"
+
+namespace rankmap {
+
+namespace {
+constexpr int kMappingVersion = 1;
+
+Status check_placements(const Machine& machine, const std::vector<Placement>& placement, int cores,
+                        const std::string& where_prefix) {
+  std::unordered_set<long long> used;
+  for (size_t r = 0; r < placement.size(); ++r) {
+    const Placement& p = placement[r];
+    const std::string who = "rank " + std::to_string(r);
+    if (p.node < 0 || p.node >= machine.nodes())
+      return located_error(where_prefix, who + " on node " + std::to_string(p.node) + ", machine has nodes 0.." + std::to_string(machine.nodes() - 1));
+    if (p.core < 0 || p.core >= cores)
+      return located_error(where_prefix, who + " on core " + std::to_string(p.core) + ", nodes have cores 0.." + std::to_string(cores - 1));
+    if (!used.insert(static_cast<long long>(p.node) * cores + p.core).second)
+      return located_error(where_prefix, who + " shares core " + std::to_string(p.core) + " of " + machine.host_name(p.node) + " with another rank");
+  }
+  return Ok{};
+}
+}  // namespace
+
+Status Mapping::check() const {
+  auto node = machine.node_topology();
+  if (!node) return node.error();
+  return check_placements(machine, placement, node->cores(), "mapping");
+}
+
+Result<Mapping> parse_mapping(const std::string& text, const std::string& filename) {
+  detail::LineReader reader(text, filename);
+  Mapping m;
+  std::string_view raw;
+  enum { kHeader, kMachine, kRanks, kBody } state = kHeader;
+  int ranks = 0, cores = 0;
+  std::unordered_set<long long> used;
+  while (reader.next(raw)) {
+    std::string_view line = text::strip_comment(raw);
+    if (line.empty()) continue;
+    auto fail = [&](const std::string& why) { return located_error(reader.where(), why); };
+    auto w = text::words(line);
+    switch (state) {
+      case kHeader: {
+        if (w.size() != 2 || w[0] != "rankmap-mapping") return fail("not a rankmap mapping (first line must be 'rankmap-mapping 1')");
+        auto v = text::parse_int(w[1]);
+        if (!v) return fail("bad version line, expected 'rankmap-mapping 1'");
+        if (*v != kMappingVersion) return fail("unsupported mapping version " + w[1] + " (this rankmap reads version 1)");
+        state = kMachine;
+        break;
+      }
+      case kMachine: {
+        if (w[0] != "machine" || w.size() < 2) return fail("expected 'machine <description>'");
+        auto machine = parse_machine(line.substr(line.find("machine") + 7), reader.where());
+        if (!machine) return machine.error();
+        m.machine = std::move(*machine);
+        auto node = m.machine.node_topology();
+        if (!node) return fail(node.error().message);
+        cores = node->cores();
+        state = kRanks;
+        break;
+      }
+      case kRanks: {
+        auto v = w.size() == 2 && w[0] == "ranks" ? text::parse_int(w[1]) : std::nullopt;
+        if (!v || *v < 1 || *v > (1 << 30)) return fail("expected 'ranks <P>' with P >= 1");
+        ranks = static_cast<int>(*v);
+        m.placement.reserve(static_cast<size_t>(ranks));
+        state = kBody;
+        break;
+      }
+      case kBody: {
+        if (w.size() != 4) return fail("expected '<rank> <node> <hostname> <core>'");
+        auto rank = text::parse_int(w[0]);
+        auto node = text::parse_int(w[1]);
+        auto core = text::parse_int(w[3]);
+        if (!rank || *rank != static_cast<long long>(m.placement.size()))
+          return fail(static_cast<int>(m.placement.size()) >= ranks ? "more rank lines than 'ranks " + std::to_string(ranks) + "'"
+                                                                     : "expected rank " + std::to_string(m.placement.size()) + " here (rank order), got '" + w[0] + "'");
+        if (*rank >= ranks) return fail("more rank lines than 'ranks " + std::to_string(ranks) + "'");
+        if (!node || *node < 0 || *node >= m.machine.nodes())
+          return fail("node '" + w[1] + "' out of range 0.." + std::to_string(m.machine.nodes() - 1));
+        if (w[2] != m.machine.host_name(static_cast<int>(*node)))
+          return fail("host '" + w[2] + "' is not node " + w[1] + " (that is " + m.machine.host_name(static_cast<int>(*node)) + ")");
+        if (!core || *core < 0 || *core >= cores) return fail("core '" + w[3] + "' out of range 0.." + std::to_string(cores - 1));
+        if (!used.insert(*node * cores + *core).second) return fail("core " + w[3] + " of " + w[2] + " already holds another rank");
+        m.placement.push_back(Placement{static_cast<int>(*node), static_cast<int>(*core)});
+        break;
+      }
+    }
+  }
+  if (state != kBody) return located_error(filename, "truncated mapping: header incomplete");
+  if (static_cast<int>(m.placement.size()) != ranks)
+    return located_error(filename + ":" + std::to_string(reader.line_no()),
+                         "truncated mapping: " + std::to_string(m.placement.size()) + " rank lines for " + std::to_string(ranks) + " ranks");
+  return m;
+}
+
+Result<Mapping> read_mapping(const std::string& path) {
+  auto text = detail::read_whole_file(path);
+  if (!text) return text.error();
+  return parse_mapping(*text, path);
+}
+
+std::string format_mapping(const Mapping& mapping) {
+  std::string out = "rankmap-mapping 1\nmachine " + to_string(mapping.machine) + "\nranks " + std::to_string(mapping.ranks()) + "\n";
+  out.reserve(out.size() + mapping.placement.size() * 24);
+  for (int r = 0; r < mapping.ranks(); ++r) {
+    const Placement& p = mapping.placement[r];
+    out += std::to_string(r) + " " + std::to_string(p.node) + " " + mapping.machine.host_name(p.node) + " " + std::to_string(p.core) + "\n";
+  }
+  return out;
+}
+
+Status write_mapping(const std::string& path, const Mapping& mapping) {
+  Status valid = mapping.check();
+  if (!valid) return valid;
+  return write_file_atomically(path, format_mapping(mapping));
+}
+
+}  // namespace rankmap

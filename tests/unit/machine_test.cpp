@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "rankmap/machine.hpp"
+
+using namespace rankmap;
+
+TEST_CASE("the desmos preset expands to the documented machine") {
+  auto m = parse_machine("desmos");
+  REQUIRE(m.ok());
+  CHECK(m->sizes == std::vector<int>{4, 2, 2, 2});
+  CHECK(m->wrap == std::vector<bool>{true, true, true, true});
+  CHECK(m->links == std::vector<int>{1, 1, 1, 1});
+  CHECK(m->node == "package:1,core:6");
+  CHECK(m->t_inj == 850e-9);
+  CHECK(m->t_hop == 129e-9);
+  CHECK(m->host_name(0) == "node-0");
+  CHECK(m->host_name(31) == "node-31");
+  CHECK(to_string(*m) == "torus=4x2x2x2 wrap=1x1x1x1 links=1x1x1x1 node=package:1,core:6 bw=75Gbit/s t_inj=850ns t_hop=129ns");
+}
+
+TEST_CASE("default links: 2 along size-2 rings, 1 elsewhere") {
+  auto m = parse_machine("torus=4x2x2x2");
+  REQUIRE(m.ok());
+  CHECK(m->links == std::vector<int>{1, 2, 2, 2});
+  auto mesh = parse_machine("torus=4x2 wrap=1x0");
+  REQUIRE(mesh.ok());
+  CHECK(mesh->links == std::vector<int>{1, 1});
+  // A preset's per-dimension words give way to a new shape.
+  auto bigger = parse_machine("desmos torus=8x4x4x4");
+  REQUIRE(bigger.ok());
+  CHECK(bigger->links == std::vector<int>{1, 1, 1, 1});
+  auto two_d = parse_machine("desmos torus=8x8");
+  REQUIRE(two_d.ok());
+  CHECK(two_d->links == std::vector<int>{1, 1});
+  CHECK(two_d->node == "package:1,core:6");
+}
+
+TEST_CASE("machine strings round-trip through parse and print") {
+  const char* lines[] = {
+      "desmos",
+      "torus=4x2x2x2",
+      "torus=8x4x4x4 links=1x1x1x1 node=package:2,core:4 bw=12.5GB/s",
+      "torus=16x16x8x2 node=package:2,l3cache:1,core:4 t_inj=1.2us t_hop=90ns",
+      "torus=5x3 wrap=0x1 links=2x1",
+      "torus=2x2x2x2x2x2x2x2",
+      "torus=7 bw=100Gbit/s t_hop=0.5ns",
+  };
+  for (const char* line : lines) {
+    INFO(line);
+    auto m = parse_machine(line);
+    REQUIRE(m.ok());
+    const std::string canonical = to_string(*m);
+    auto again = parse_machine(canonical);
+    REQUIRE(again.ok());
+    CHECK(*again == *m);
+    CHECK(to_string(*again) == canonical);
+  }
+}
+
+TEST_CASE("malformed machine strings are rejected naming the bad word") {
+  struct Case {
+    const char* line;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"torus=4x0x2", "torus=4x0x2"},
+      {"torus=4xx2", "torus=4xx2"},
+      {"torus=4x2 links=1x1x1", "links= has 3 dimensions"},
+      {"torus=4x2 wrap=1x2", "wrap=1x2"},
+      {"torus=4x2 bw=fast", "bw=fast"},
+      {"torus=4x2 t_hop=12parsecs", "t_hop=12parsecs"},
+      {"torus=4x2 colour=blue", "colour=blue"},
+      {"desmoss", "desmoss"},
+      {"links=1x1", "no torus= word"},
+      {"torus=4x2 node=package:2,gadget:3", "gadget"},
+      {"torus=2x2x2x2x2x2x2x2x2", "torus=2x2x2x2x2x2x2x2x2"},
+      {"torus=4 bw=", "bw="},
+      {"torus=4 hosts=/nonexistent/hosts.txt", "/nonexistent/hosts.txt"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.line);
+    auto m = parse_machine(c.line, "test");
+    REQUIRE_FALSE(m.ok());
+    CHECK_THAT(m.error().message, Catch::Contains(c.needle));
+    CHECK(m.error().message.find('\n') == std::string::npos);
+  }
+}
+
+TEST_CASE("machine files: words one per line with comments, errors name file:line") {
+  const std::string path = "machine_test.machine";
+  {
+    std::ofstream f(path);
+    f << "# the Desmos cluster\n"
+      << "torus=4x2x2x2   # X Y Z K\n"
+      << "links=1x1x1x1\n\n"
+      << "node=package:1,core:6\n";
+  }
+  auto m = load_machine(path);
+  REQUIRE(m.ok());
+  CHECK(*m == *parse_machine("desmos"));
+  {
+    std::ofstream f(path);
+    f << "torus=4x2x2x2\n# ok so far\nlinks=1x1x1x1 t_inj=fast\n";
+  }
+  auto bad = load_machine(path);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::StartsWith(path + ":3: ") && Catch::Contains("t_inj=fast"));
+  std::remove(path.c_str());
+  auto missing = load_machine("no-such-machine-file");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::Contains("no-such-machine-file"));
+}
+
+TEST_CASE("hosts files name the nodes by coordinates") {
+  const std::string path = "machine_test.hosts";
+  {
+    std::ofstream f(path);
+    f << "# name x y\n";
+    for (int y = 0; y < 2; ++y)
+      for (int x = 0; x < 3; ++x) f << "cn" << (10 * y + x) << " " << x << " " << y << "\n";
+  }
+  auto m = parse_machine("torus=3x2 hosts=" + path);
+  REQUIRE(m.ok());
+  CHECK(m->host_name(0) == "cn0");
+  CHECK(m->host_name(4) == "cn11");
+  CHECK(m->node_of_host("cn12") == 5);
+  CHECK(m->node_of_host("node-0") == -1);
+  CHECK(to_string(*m) == "torus=3x2 wrap=1x1 links=1x2 node=core:1 bw=75Gbit/s t_inj=850ns t_hop=129ns hosts=" + path);
+  {
+    std::ofstream f(path);
+    f << "cn0 0 0\ncn1 1 0\ncn2 2 0\ncn3 0 1\ncn4 1 1\ncn5 2 7\n";
+  }
+  auto bad = parse_machine("torus=3x2 hosts=" + path);
+  REQUIRE_FALSE(bad.ok());
+  CHECK_THAT(bad.error().message, Catch::StartsWith(path + ":6: "));
+  {
+    std::ofstream f(path);
+    f << "cn0 0 0\ncn1 1 0\n";
+  }
+  auto short_file = parse_machine("torus=3x2 hosts=" + path);
+  REQUIRE_FALSE(short_file.ok());
+  CHECK_THAT(short_file.error().message, Catch::Contains("every torus node needs a line"));
+  std::remove(path.c_str());
+}

@@ -1,0 +1,79 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <sys/stat.h>
+
+#include "rankmap/mapping.hpp"
+
+using namespace rankmap;
+
+namespace {
+Mapping small_mapping() {
+  Mapping m;
+  m.machine = *parse_machine("torus=4 node=package:2,core:2");
+  m.placement = {{0, 0}, {0, 3}, {2, 1}, {3, 0}, {1, 2}};
+  return m;
+}
+}  // namespace
+
+TEST_CASE("mapping: write, read back, exact text") {
+  const Mapping m = small_mapping();
+  REQUIRE(m.check().ok());
+  const std::string text = format_mapping(m);
+  CHECK(text ==
+        "rankmap-mapping 1\n"
+        "machine torus=4 wrap=1 links=1 node=package:2,core:2 bw=75Gbit/s t_inj=850ns t_hop=129ns\n"
+        "ranks 5\n"
+        "0 0 node-0 0\n"
+        "1 0 node-0 3\n"
+        "2 2 node-2 1\n"
+        "3 3 node-3 0\n"
+        "4 1 node-1 2\n");
+  auto back = parse_mapping(text, "m.map");
+  REQUIRE(back.ok());
+  CHECK(back->placement == m.placement);
+  CHECK(back->machine == m.machine);
+}
+
+TEST_CASE("mapping: bad input names file and line") {
+  const std::string head =
+      "rankmap-mapping 1\nmachine torus=4 node=package:2,core:2\nranks 2\n";
+  struct Case {
+    std::string text;
+    const char* prefix;
+    const char* needle;
+  };
+  const Case cases[] = {
+      {"rankmap-mapping 7\n", "m:1:", "unsupported mapping version"},
+      {"rankmap-mapping 1\nmachine torus=4 frobs=2\n", "m:2:", "frobs=2"},
+      {head + "0 0 node-0 0\n", "m:", "truncated mapping"},
+      {head + "1 0 node-0 0\n", "m:4:", "expected rank 0"},
+      {head + "0 4 node-4 0\n", "m:4:", "node '4' out of range"},
+      {head + "0 1 node-2 0\n", "m:4:", "host 'node-2' is not node 1"},
+      {head + "0 1 node-1 4\n", "m:4:", "core '4' out of range 0..3"},
+      {head + "0 1 node-1 2\n1 1 node-1 2\n", "m:5:", "already holds another rank"},
+      {head + "0 1 node-1 2\n1 1 node-1 1\n2 0 node-0 0\n", "m:6:", "more rank lines"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    auto m = parse_mapping(c.text, "m");
+    REQUIRE_FALSE(m.ok());
+    CHECK_THAT(m.error().message, Catch::StartsWith(c.prefix) && Catch::Contains(c.needle));
+  }
+}
+
+TEST_CASE("mapping: written atomically, nothing written when invalid") {
+  const std::string path = "mapping_test.map";
+  std::remove(path.c_str());
+  Mapping bad = small_mapping();
+  bad.placement[1] = bad.placement[0];  // two ranks on one core
+  REQUIRE_FALSE(write_mapping(path, bad).ok());
+  struct stat st;
+  CHECK(stat(path.c_str(), &st) != 0);
+  REQUIRE(write_mapping(path, small_mapping()).ok());
+  auto back = read_mapping(path);
+  REQUIRE(back.ok());
+  CHECK(back->placement == small_mapping().placement);
+  std::remove(path.c_str());
+}

@@ -1,0 +1,39 @@
+#include <catch2/catch.hpp>
+
+#include "rankmap/node.hpp"
+
+using namespace rankmap;
+
+TEST_CASE("synthetic node descriptions: cores, packages, distances") {
+  auto one = NodeTopology::from_synthetic("package:1,core:6");
+  REQUIRE(one.ok());
+  CHECK(one->cores() == 6);
+  CHECK(one->packages() == 1);
+  CHECK(one->core_distance(0, 0) == 0);
+  CHECK(one->core_distance(0, 5) == 1);
+
+  auto two = NodeTopology::from_synthetic("package:2 core:6");
+  REQUIRE(two.ok());
+  CHECK(two->cores() == 12);
+  CHECK(two->packages() == 2);
+  CHECK(two->package_of_core(5) == 0);
+  CHECK(two->package_of_core(6) == 1);
+  CHECK(two->core_distance(0, 5) < two->core_distance(0, 6));
+  CHECK(two->core_distance(7, 11) == two->core_distance(0, 1));
+
+  // Shared L3 inside a package is closer than the package; private L2 does not count.
+  auto caches = NodeTopology::from_synthetic("package:2,l3cache:2,l2cache:2,core:1");
+  REQUIRE(caches.ok());
+  CHECK(caches->cores() == 8);
+  CHECK(caches->core_distance(0, 1) < caches->core_distance(0, 2));
+  CHECK(caches->core_distance(0, 2) < caches->core_distance(0, 4));
+  CHECK(caches->core_distance(0, 1) == 1);
+  CHECK(caches->max_core_distance() == 3);
+}
+
+TEST_CASE("bad node descriptions are rejected") {
+  CHECK_FALSE(NodeTopology::from_synthetic("package:two,core:6").ok());
+  auto missing = NodeTopology::from_xml("/nonexistent/node.xml");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::Contains("/nonexistent/node.xml"));
+}

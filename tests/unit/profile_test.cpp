@@ -1,0 +1,90 @@
+#include <catch2/catch.hpp>
+
+#include "rankmap/profile.hpp"
+
+using namespace rankmap;
+
+namespace {
+const char* kRing3 =
+    "commprof 1\n"
+    "ranks 3\n"
+    "rank 0 host=cn1 core=0 wall=1.5 mpi=0.25\n"
+    "rank 1 host=cn1 core=1 wall=1.5 mpi=0.5\n"
+    "rank 2 host=cn2 core=0 wall=1.5 mpi=0.125\n"
+    "p2p 0 1 10 8000\n"
+    "p2p 1 2 10 8000\n"
+    "p2p 2 0 10 8000\n";
+}  // namespace
+
+TEST_CASE("profile: version 1 reads and writes back byte for byte") {
+  auto p = parse_profile(kRing3, "ring.prof");
+  REQUIRE(p.ok());
+  REQUIRE(p->check().ok());
+  CHECK(p->ranks == 3);
+  CHECK(p->rank_info[2].host == "cn2");
+  CHECK(p->rank_info[1].mpi == 0.5);
+  REQUIRE(p->p2p.size() == 3);
+  CHECK(p->p2p[1] == PairTraffic{1, 2, 10, 8000});
+  CHECK(format_profile(*p) == kRing3);
+}
+
+TEST_CASE("profile: extension records round-trip; unknown records are skipped with a warning") {
+  const std::string text = std::string(kRing3) +
+                           "osc 2 1 4 4096\n"
+                           "comm 0 world\n"
+                           "comm 5 2 2 0\n"
+                           "coll 0 allreduce -1 100 800\n"
+                           "coll 5 bcast 1 3 3000\n"
+                           "hist 0 1 2 3\n";
+  std::vector<std::string> warnings;
+  auto p = parse_profile(text, "x.prof", &warnings);
+  REQUIRE(p.ok());
+  REQUIRE(p->check().ok());
+  REQUIRE(warnings.size() == 1);
+  CHECK_THAT(warnings[0], Catch::StartsWith("x.prof:14: ") && Catch::Contains("hist"));
+  CHECK(p->one_sided == std::vector<PairTraffic>{{2, 1, 4, 4096}});
+  CHECK(p->communicators[0].world_ranks == std::vector<int>{0, 1, 2});
+  CHECK(p->communicators[1].world_ranks == std::vector<int>{2, 0});
+  CHECK(p->collectives[1] == CollectiveRecord{5, "bcast", 1, 3, 3000});
+  auto again = parse_profile(format_profile(*p), "again");
+  REQUIRE(again.ok());
+  CHECK(again->one_sided == p->one_sided);
+  CHECK(again->communicators == p->communicators);
+  CHECK(again->collectives == p->collectives);
+}
+
+TEST_CASE("profile: malformed input is rejected with file:line") {
+  struct Case {
+    std::string text;
+    const char* prefix;
+    const char* needle;
+  };
+  const std::string head = "commprof 1\nranks 2\nrank 0 host=a core=0 wall=1 mpi=0\nrank 1 host=a core=1 wall=1 mpi=0\n";
+  const Case cases[] = {
+      {"", "p:", "empty"},
+      {"mapping 1\n", "p:1:", "not a commprof profile"},
+      {"commprof 2\n", "p:1:", "unsupported profile version"},
+      {"commprof 1\nrank 0 host=a core=0 wall=1 mpi=0\n", "p:2:", "before the 'ranks' line"},
+      {"commprof 1\nranks 2\nrank 1 host=a core=0 wall=1 mpi=0\n", "p:3:", "rank order"},
+      {"commprof 1\nranks 2\nrank 0 host=a core=0 wall=1\n", "p:3:", "needs host="},
+      {"commprof 1\nranks 2\nrank 0 host=a core=0 wall=1 mpi=0\n", "p:3:", "truncated"},
+      {head + "p2p 0 2 1 8\n", "p:5:", "destination rank '2' out of range"},
+      {head + "p2p 0 1 x 8\n", "p:5:", "bad count"},
+      {head + "p2p 0 1 1\n", "p:5:", "expected 'p2p <src> <dst>"},
+      {head + "p2p 0 1 1 8\np2p 0 1 1 8\n", "p:6:", "second 'p2p' line"},
+      {head + "p2p 0 1 0 0\n", "p:5:", "no traffic"},
+      {head + "coll 3 bcast 0 1 8\n", "p:5:", "undefined communicator"},
+      {head + "comm 1 3 0 1 1\n", "p:5:", "bad communicator size"},
+      {head + "comm 1 2 0 0\n", "p:5:", "listed twice"},
+      {head + "comm 1 world\ncoll 1 bcast 2 1 8\n", "p:6:", "outside communicator"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    auto p = parse_profile(c.text, "p");
+    REQUIRE_FALSE(p.ok());
+    CHECK_THAT(p.error().message, Catch::StartsWith(c.prefix) && Catch::Contains(c.needle));
+  }
+  auto missing = read_profile("/nonexistent/app.prof");
+  REQUIRE_FALSE(missing.ok());
+  CHECK_THAT(missing.error().message, Catch::StartsWith("/nonexistent/app.prof: "));
+}

@@ -1,0 +1,203 @@
+#include <catch2/catch.hpp>
+
+#include <numeric>
+#include <random>
+
+#include "rankmap/machine.hpp"
+#include "rankmap/torus.hpp"
+
+using namespace rankmap;
+
+namespace {
+
+Torus make(const std::string& line) {
+  auto m = parse_machine(line);
+  REQUIRE(m.ok());
+  auto t = m->torus();
+  REQUIRE(t.ok());
+  REQUIRE(t->check().ok());
+  return std::move(*t);
+}
+
+// The machines the foundation issue names, both cablings of the Desmos shape.
+const char* kRoutingMachines[] = {
+    "torus=4x2x2x2 links=1x1x1x1", "torus=4x2x2x2", "torus=3x3x3", "torus=4x4", "torus=5x3 wrap=0x0",
+    "torus=6x1x2 wrap=1x1x0",  // size-1 dimension, size-2 chain
+};
+
+}  // namespace
+
+TEST_CASE("every route has hop-distance length, direction order, and reaches the destination") {
+  for (const char* line : kRoutingMachines) {
+    INFO(line);
+    const Torus t = make(line);
+    std::vector<Hop> path;
+    for (int a = 0; a < t.nodes(); ++a) {
+      for (int b = 0; b < t.nodes(); ++b) {
+        t.route(a, b, path);
+        REQUIRE(static_cast<int>(path.size()) == t.hops(a, b));
+        int at = a;
+        bool negative_phase = false;
+        int last_dim = -1;
+        for (const Hop& h : path) {
+          REQUIRE(h.from == at);
+          REQUIRE(h.to == t.neighbor(at, h.dim, h.dir));
+          REQUIRE(t.link_exists(h.link));
+          REQUIRE(h.link == t.link_index(at, h.dim, h.dir));
+          if (h.dir == Direction::minus && !negative_phase) {
+            negative_phase = true;
+            last_dim = -1;
+          }
+          REQUIRE((h.dir == Direction::minus) == negative_phase);  // no "+" after a "-"
+          REQUIRE(h.dim >= last_dim);                              // dimension order within a phase
+          last_dim = h.dim;
+          at = h.to;
+        }
+        REQUIRE(at == b);
+      }
+    }
+  }
+}
+
+TEST_CASE("routes follow the documented rules on hand-computed cases") {
+  const Torus t = make("torus=4x4");
+  // (0,0) -> (2,3): X is half a ring away (tie: positive), Y is one step back.
+  auto path = t.route(t.node_at({0, 0}), t.node_at({2, 3}));
+  REQUIRE(path.size() == 3);
+  CHECK(path[0].dim == 0);
+  CHECK(path[0].dir == Direction::plus);
+  CHECK(path[1].dim == 0);
+  CHECK(path[1].dir == Direction::plus);
+  CHECK(path[2].dim == 1);
+  CHECK(path[2].dir == Direction::minus);
+  CHECK(path[2].from == t.node_at({2, 0}));
+  CHECK(path[2].to == t.node_at({2, 3}));
+
+  // (3,1) -> (0,0): X forward 1 (wraps), Y back 1: "+X" first, then "-Y".
+  path = t.route(t.node_at({3, 1}), t.node_at({0, 0}));
+  REQUIRE(path.size() == 2);
+  CHECK((path[0].dim == 0 && path[0].dir == Direction::plus && path[0].to == t.node_at({0, 1})));
+  CHECK((path[1].dim == 1 && path[1].dir == Direction::minus && path[1].to == t.node_at({0, 0})));
+
+  // Negative moves in dimension order even when X is negative and Y positive.
+  path = t.route(t.node_at({1, 0}), t.node_at({0, 1}));
+  REQUIRE(path.size() == 2);
+  CHECK((path[0].dim == 1 && path[0].dir == Direction::plus));
+  CHECK((path[1].dim == 0 && path[1].dir == Direction::minus));
+
+  // Along a size-2 ring every move goes "+", in both directions of travel.
+  const Torus desmos = make("desmos");
+  auto there = desmos.route(desmos.node_at({0, 0, 0, 0}), desmos.node_at({0, 1, 0, 0}));
+  auto back = desmos.route(desmos.node_at({0, 1, 0, 0}), desmos.node_at({0, 0, 0, 0}));
+  REQUIRE(there.size() == 1);
+  REQUIRE(back.size() == 1);
+  CHECK(there[0].dir == Direction::plus);
+  CHECK(back[0].dir == Direction::plus);
+  CHECK(there[0].link != back[0].link);  // full duplex: one connection per direction
+}
+
+TEST_CASE("distances are symmetric and obey the triangle inequality") {
+  for (const char* line : kRoutingMachines) {
+    INFO(line);
+    const Torus t = make(line);
+    const auto table = t.all_pair_hops();
+    const int n = t.nodes();
+    for (int a = 0; a < n; ++a) {
+      CHECK(table[a * n + a] == 0);
+      for (int b = 0; b < n; ++b) {
+        REQUIRE(table[a * n + b] == table[b * n + a]);
+        REQUIRE(t.weighted_distance(a, b) == Approx(t.weighted_distance(b, a)));
+        for (int c = 0; c < n; ++c) REQUIRE(table[a * n + c] <= table[a * n + b] + table[b * n + c]);
+      }
+    }
+  }
+}
+
+TEST_CASE("desmos: diameter 5, mean hop distance 2.5, 160 directed connections") {
+  const Torus t = make("desmos");
+  CHECK(t.nodes() == 32);
+  CHECK(t.diameter() == 5);
+  CHECK(t.mean_hops() == 2.5);
+  // Exhaustive mean over all 32 x 32 ordered pairs agrees with the closed form.
+  const auto table = t.all_pair_hops();
+  CHECK(std::accumulate(table.begin(), table.end(), 0.0) / static_cast<double>(table.size()) == 2.5);
+  // X ring of 4: two directions per node; Y, Z, K size-2: one per direction per pair.
+  CHECK(t.link_count() == 32 * (2 + 1 + 1 + 1));
+}
+
+TEST_CASE("bandwidth-weighted distance: single links cost more than doubled ones") {
+  const Torus full = make("torus=4x2x2x2");          // default cabling: 2 links along Y, Z, K
+  const Torus desmos = make("desmos");               // 1 link along Y, Z, K
+  const int a = full.node_at({0, 0, 0, 0});
+  const int b = full.node_at({2, 1, 1, 0});          // 2 X hops, 1 Y, 1 Z
+  CHECK(full.hops(a, b) == 4);
+  CHECK(desmos.hops(a, b) == 4);
+  CHECK(full.weighted_distance(a, b) == 2 + 0.5 + 0.5);
+  CHECK(desmos.weighted_distance(a, b) == 4.0);
+  const int y_link = full.link_index(a, 1, Direction::plus);
+  CHECK(full.link_capacity(y_link) == 2 * full.link_bw());
+  CHECK(desmos.link_capacity(y_link) == desmos.link_bw());
+}
+
+TEST_CASE("link loads: sum of loads equals sum of bytes x hops") {
+  for (const char* line : kRoutingMachines) {
+    INFO(line);
+    const Torus t = make(line);
+    std::mt19937 rng(42);
+    std::uniform_int_distribution<int> node(0, t.nodes() - 1);
+    std::vector<NodeFlow> flows;
+    double bytes_hops = 0;
+    for (int i = 0; i < 500; ++i) {
+      NodeFlow f{node(rng), node(rng), static_cast<double>(1 + rng() % 1000)};
+      flows.push_back(f);
+      bytes_hops += f.bytes * t.hops(f.src, f.dst);
+    }
+    const auto loads = t.link_loads(flows);
+    const auto summary = t.summarize_loads(loads);
+    CHECK(summary.total_bytes_on_links == Approx(bytes_hops));
+    for (int l = 0; l < t.link_slots(); ++l)
+      if (!t.link_exists(l)) REQUIRE(loads[l] == 0);
+  }
+}
+
+TEST_CASE("link loads: hand-computed congestion on a ring") {
+  const Torus t = make("torus=4 bw=1GB/s");
+  // 0->2 is a tie: goes + over links 0->1, 1->2. 1->2 adds 100 bytes to 1->2.
+  const auto loads = t.link_loads({{0, 2, 1000}, {1, 2, 100}, {3, 2, 10}});
+  CHECK(loads[t.link_index(0, 0, Direction::plus)] == 1000);
+  CHECK(loads[t.link_index(1, 0, Direction::plus)] == 1100);
+  CHECK(loads[t.link_index(3, 0, Direction::minus)] == 10);
+  const auto s = t.summarize_loads(loads);
+  CHECK(s.max_load == 1100);
+  CHECK(s.busiest_link == t.link_index(1, 0, Direction::plus));
+  CHECK(s.max_relative == Approx(1100 / 1e9));
+  CHECK(s.mean_relative == Approx((1000 + 1100 + 10) / 1e9 / 8));
+}
+
+TEST_CASE("latency model and the published gain estimate") {
+  LatencyModel model;  // 850 ns + 129 ns per hop
+  CHECK(model.message_time(0, 0) == Approx(850e-9));
+  CHECK(model.message_time(5, 0) == Approx(850e-9 + 5 * 129e-9));
+  model.bw = 1e9;
+  CHECK(model.message_time(2, 1000) == Approx(850e-9 + 2 * 129e-9 + 1e-6));
+  // Desmos, d_net = 5, p_mpi = 1: 129 * 4 / (850 + 645) = 0.34515...
+  CHECK(mapping_gain_estimate(1.0, LatencyModel{}, 5) == Approx(516.0 / 1495.0));
+  CHECK(mapping_gain_estimate(0.5, LatencyModel{}, 5) == Approx(258.0 / 1495.0));
+  CHECK(mapping_gain_estimate(1.0, LatencyModel{}, 1) == 0);
+}
+
+TEST_CASE("coordinates round-trip and neighbours respect mesh borders") {
+  const Torus mesh = make("torus=5x3 wrap=0x0");
+  CHECK(mesh.neighbor(mesh.node_at({4, 0}), 0, Direction::plus) == -1);
+  CHECK(mesh.neighbor(mesh.node_at({0, 2}), 1, Direction::plus) == -1);
+  CHECK(mesh.neighbor(mesh.node_at({0, 2}), 0, Direction::minus) == -1);
+  CHECK(mesh.hops(mesh.node_at({0, 0}), mesh.node_at({4, 2})) == 6);
+  CHECK(mesh.diameter() == 6);
+  const Torus ring = make("torus=5x3");
+  CHECK(ring.neighbor(ring.node_at({4, 0}), 0, Direction::plus) == ring.node_at({0, 0}));
+  CHECK(ring.hops(ring.node_at({0, 0}), ring.node_at({4, 2})) == 2);
+  CHECK(ring.diameter() == 3);
+  // X varies fastest (Scotch and SimGrid order).
+  CHECK(ring.node_at({1, 0}) == 1);
+  CHECK(ring.node_at({0, 1}) == 5);
+}

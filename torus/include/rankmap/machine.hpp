@@ -1,0 +1,60 @@
+// The machine description: one line of key=value words (or a file of them, one
+// per line, '#' comments) that names the torus, its cabling, the compute node
+// and the latency model. parse_machine and to_string round-trip.
+// The format is documented in docs/formats.md.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rankmap/node.hpp"
+#include "rankmap/result.hpp"
+#include "rankmap/torus.hpp"
+
+namespace rankmap {
+
+struct Machine {
+  std::vector<int> sizes;      // torus=4x2x2x2
+  std::vector<bool> wrap;      // wrap=1x1x1x1
+  std::vector<int> links;      // links=1x1x1x1
+  std::string node = "core:1"; // hwloc synthetic string, spaces written as commas
+  std::string node_xml;        // node-xml=PATH; replaces node when set
+  double bw = 75e9 / 8;        // bw=75Gbit/s: one physical link, one direction
+  double t_inj = 850e-9;       // t_inj=850ns: injection + ejection
+  double t_hop = 129e-9;       // t_hop=129ns
+  std::string hosts_path;      // hosts=PATH
+  std::vector<std::string> host_names;  // per node index; filled by the parser
+
+  int nodes() const;
+  Result<Torus> torus() const;
+  LatencyModel latency() const { return LatencyModel{t_inj, t_hop, bw}; }
+  // Loads the node topology (synthetic string or XML file).
+  Result<NodeTopology> node_topology() const;
+  const std::string& host_name(int node_index) const { return host_names[node_index]; }
+  // Node index of a host name, or -1.
+  int node_of_host(std::string_view name) const;
+
+  bool operator==(const Machine& o) const;
+  bool operator!=(const Machine& o) const { return !(*this == o); }
+};
+
+// Names of the dimensions: X Y Z K D4 D5 D6 D7.
+std::string dimension_name(int d);
+
+// Parses a one-line description (or preset name, possibly followed by words
+// that override it). `where` prefixes error messages ("file:line").
+Result<Machine> parse_machine(std::string_view line, const std::string& where = "");
+// Accepts a preset/one-line description or the path of a machine file.
+Result<Machine> load_machine(const std::string& spec_or_path);
+// Canonical one-line form; parse_machine(to_string(m)) == m.
+std::string to_string(const Machine& m);
+
+// Preset names and their expansions.
+struct MachinePreset {
+  const char* name;
+  const char* line;
+};
+const std::vector<MachinePreset>& machine_presets();
+
+}  // namespace rankmap

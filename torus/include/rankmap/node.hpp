@@ -1,0 +1,43 @@
+// The inside of one compute node, from hwloc: packages, caches and cores.
+// Cores are numbered by their hwloc logical index (0 .. cores()-1).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "rankmap/result.hpp"
+
+namespace rankmap {
+
+class NodeTopology {
+ public:
+  // "package:2,core:6" (commas stand for spaces) or "package:2 core:6".
+  static Result<NodeTopology> from_synthetic(const std::string& description);
+  static Result<NodeTopology> from_xml(const std::string& path);
+
+  int cores() const { return static_cast<int>(core_package_.size()); }
+  int packages() const { return packages_; }
+  int package_of_core(int core) const { return core_package_[core]; }
+  // The OS index of the core's first PU (what a launcher binds to).
+  int os_index_of_core(int core) const { return core_os_index_[core]; }
+  // Distance between two cores in the tree: 0 same core, then one step per
+  // topology level that separates them (shared L2 < shared L3 < same package <
+  // same machine). Computed from the type of the common ancestor, so per-core
+  // cache levels on real machines do not inflate it.
+  int core_distance(int a, int b) const { return core_distance_[static_cast<size_t>(a) * cores() + b]; }
+  int max_core_distance() const { return max_core_distance_; }
+  // hwloc's synthetic export of the loaded topology (for messages and files).
+  const std::string& synthetic() const { return synthetic_; }
+
+ private:
+  int packages_ = 0;
+  std::vector<int> core_package_;
+  std::vector<int> core_os_index_;
+  std::vector<int> core_distance_;
+  int max_core_distance_ = 0;
+  std::string synthetic_;
+  friend struct NodeTopologyBuilder;
+};
+
+}  // namespace rankmap

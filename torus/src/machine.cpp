@@ -1,0 +1,259 @@
+#include "rankmap/machine.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unordered_map>
+
+#include "rankmap/text.hpp"
+
+namespace rankmap {
+
+const std::vector<MachinePreset>& machine_presets() {
+  static const std::vector<MachinePreset> presets = {
+      // The Desmos cluster: Angara 4D torus, one link along each size-2 dimension.
+      {"desmos", "torus=4x2x2x2 links=1x1x1x1 node=package:1,core:6 t_inj=850ns t_hop=129ns"},
+  };
+  return presets;
+}
+
+std::string dimension_name(int d) {
+  static const char* names[] = {"X", "Y", "Z", "K"};
+  return d < 4 ? names[d] : "D" + std::to_string(d);
+}
+
+int Machine::nodes() const {
+  int n = 1;
+  for (int s : sizes) n *= s;
+  return n;
+}
+
+Result<Torus> Machine::torus() const { return Torus::create(sizes, wrap, links, bw); }
+
+Result<NodeTopology> Machine::node_topology() const {
+  return node_xml.empty() ? NodeTopology::from_synthetic(node) : NodeTopology::from_xml(node_xml);
+}
+
+int Machine::node_of_host(std::string_view name) const {
+  for (size_t i = 0; i < host_names.size(); ++i)
+    if (host_names[i] == name) return static_cast<int>(i);
+  return -1;
+}
+
+bool Machine::operator==(const Machine& o) const {
+  return sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node && node_xml == o.node_xml &&
+         bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && hosts_path == o.hosts_path && host_names == o.host_names;
+}
+
+namespace {
+
+// Accumulates words; remembers which were given explicitly so that a preset's
+// per-dimension words give way when the torus shape is overridden.
+struct MachineBuilder {
+  Machine m;
+  bool have_torus = false;
+  bool wrap_explicit = false, links_explicit = false;
+  bool wrap_set = false, links_set = false;
+  std::string first_where;
+
+  Status apply(const std::string& word, const std::string& where, bool from_preset);
+  Result<Machine> finish();
+};
+
+Result<std::vector<int>> parse_dims(const std::string& value, int min_value, int max_value) {
+  std::vector<int> out;
+  for (const std::string& part : text::split(value, 'x')) {
+    auto v = text::parse_int(part);
+    if (!v || *v < min_value || *v > max_value) return make_error("");
+    out.push_back(static_cast<int>(*v));
+  }
+  if (out.empty() || out.size() > 8) return make_error("");
+  return out;
+}
+
+Status MachineBuilder::apply(const std::string& word, const std::string& where, bool from_preset) {
+  if (first_where.empty()) first_where = where;
+  const size_t eq = word.find('=');
+  if (eq == std::string::npos) {
+    for (const MachinePreset& p : machine_presets()) {
+      if (word == p.name) {
+        for (const std::string& w : text::words(p.line)) {
+          Status s = apply(w, where, true);
+          if (!s) return s;
+        }
+        return Ok{};
+      }
+    }
+    return located_error(where, "unknown machine word '" + word + "' (not key=value and not a preset)");
+  }
+  const std::string key = word.substr(0, eq);
+  const std::string value = word.substr(eq + 1);
+  auto bad = [&](const std::string& why) { return located_error(where, "bad machine word '" + word + "': " + why); };
+  if (value.empty()) return bad("empty value");
+
+  if (key == "torus") {
+    auto dims = parse_dims(value, 1, 1 << 20);
+    if (!dims) return bad("expected sizes like 4x2x2x2 (1 to 8 dimensions, each >= 1)");
+    m.sizes = *dims;
+    have_torus = true;
+  } else if (key == "wrap") {
+    auto dims = parse_dims(value, 0, 1);
+    if (!dims) return bad("expected 1 (ring) or 0 (chain) per dimension, like 1x1x0");
+    m.wrap.assign(dims->begin(), dims->end());
+    wrap_set = true;
+    wrap_explicit = !from_preset;
+  } else if (key == "links") {
+    auto dims = parse_dims(value, 1, 64);
+    if (!dims) return bad("expected link counts >= 1 per dimension, like 1x2x2");
+    m.links = *dims;
+    links_set = true;
+    links_explicit = !from_preset;
+  } else if (key == "node") {
+    m.node = value;
+    m.node_xml.clear();
+  } else if (key == "node-xml") {
+    m.node_xml = value;
+  } else if (key == "bw") {
+    auto v = text::parse_bandwidth(value);
+    if (!v) return bad("expected a bandwidth like 12.5GB/s or 75Gbit/s");
+    m.bw = *v;
+  } else if (key == "t_inj" || key == "t_hop") {
+    auto v = text::parse_duration(value);
+    if (!v) return bad("expected a duration like 850ns or 1.2us");
+    (key == "t_inj" ? m.t_inj : m.t_hop) = *v;
+  } else if (key == "hosts") {
+    m.hosts_path = value;
+  } else {
+    return located_error(where, "unknown machine word '" + word + "'");
+  }
+  return Ok{};
+}
+
+Status load_hosts(Machine& m, const Torus& torus) {
+  std::ifstream in(m.hosts_path);
+  if (!in) return located_error(m.hosts_path, "cannot open hosts file");
+  m.host_names.assign(static_cast<size_t>(torus.nodes()), std::string());
+  std::unordered_map<std::string, int> seen_names;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string where = m.hosts_path + ":" + std::to_string(line_no);
+    auto w = text::words(text::strip_comment(line));
+    if (w.empty()) continue;
+    if (static_cast<int>(w.size()) != 1 + torus.dims())
+      return located_error(where, "expected 'hostname' and " + std::to_string(torus.dims()) + " coordinates");
+    std::vector<int> c;
+    for (int d = 0; d < torus.dims(); ++d) {
+      auto v = text::parse_int(w[1 + d]);
+      if (!v || *v < 0 || *v >= torus.size(d))
+        return located_error(where, "coordinate '" + w[1 + d] + "' out of range for dimension " + dimension_name(d));
+      c.push_back(static_cast<int>(*v));
+    }
+    const int node = torus.node_at(c);
+    if (!m.host_names[node].empty()) return located_error(where, "coordinates already given to host " + m.host_names[node]);
+    if (seen_names.count(w[0])) return located_error(where, "host name " + w[0] + " listed twice");
+    seen_names[w[0]] = node;
+    m.host_names[node] = w[0];
+  }
+  for (int n = 0; n < torus.nodes(); ++n)
+    if (m.host_names[n].empty())
+      return located_error(m.hosts_path, "no host at coordinates of node " + std::to_string(n) + " (every torus node needs a line)");
+  return Ok{};
+}
+
+Result<Machine> MachineBuilder::finish() {
+  if (!have_torus) return located_error(first_where, "machine description has no torus= word");
+  const size_t dims = m.sizes.size();
+  // Per-dimension words from a preset give way to a new shape; explicit ones must match.
+  if (wrap_set && m.wrap.size() != dims) {
+    if (wrap_explicit) return located_error(first_where, "wrap= has " + std::to_string(m.wrap.size()) + " dimensions, torus= has " + std::to_string(dims));
+    wrap_set = false;
+  }
+  if (links_set && m.links.size() != dims) {
+    if (links_explicit) return located_error(first_where, "links= has " + std::to_string(m.links.size()) + " dimensions, torus= has " + std::to_string(dims));
+    links_set = false;
+  }
+  if (!wrap_set) m.wrap.assign(dims, true);
+  if (!links_set) {
+    // A fully cabled torus has two links between the members of a size-2 ring.
+    m.links.resize(dims);
+    for (size_t d = 0; d < dims; ++d) m.links[d] = (m.sizes[d] == 2 && m.wrap[d]) ? 2 : 1;
+  }
+  auto torus = m.torus();
+  if (!torus) return located_error(first_where, torus.error().message);
+  auto node = m.node_topology();
+  if (!node) return located_error(first_where, node.error().message);
+  if (m.hosts_path.empty()) {
+    m.host_names.resize(static_cast<size_t>(torus->nodes()));
+    for (int n = 0; n < torus->nodes(); ++n) m.host_names[n] = "node-" + std::to_string(n);
+  } else {
+    Status s = load_hosts(m, *torus);
+    if (!s) return s.error();
+  }
+  return m;
+}
+
+std::string join_dims(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
+}
+
+}  // namespace
+
+Result<Machine> parse_machine(std::string_view line, const std::string& where) {
+  MachineBuilder b;
+  b.first_where = where;
+  auto w = text::words(line);
+  if (w.empty()) return located_error(where, "empty machine description");
+  for (const std::string& word : w) {
+    Status s = b.apply(word, where, false);
+    if (!s) return s.error();
+  }
+  return b.finish();
+}
+
+Result<Machine> load_machine(const std::string& spec_or_path) {
+  std::ifstream in;
+  const bool looks_like_line = spec_or_path.find('=') != std::string::npos || spec_or_path.find(' ') != std::string::npos;
+  if (!looks_like_line) in.open(spec_or_path);
+  if (looks_like_line || !in) {
+    for (const MachinePreset& p : machine_presets())
+      if (spec_or_path == p.name) return parse_machine(spec_or_path);
+    if (!looks_like_line) return make_error(spec_or_path + ": neither a machine file nor a preset (" + machine_presets()[0].name + ") nor key=value words");
+    return parse_machine(spec_or_path);
+  }
+  MachineBuilder b;
+  b.first_where = spec_or_path;
+  std::string line;
+  int line_no = 0;
+  while (std::getline(in, line)) {
+    ++line_no;
+    const std::string where = spec_or_path + ":" + std::to_string(line_no);
+    for (const std::string& word : text::words(text::strip_comment(line))) {
+      Status s = b.apply(word, where, false);
+      if (!s) return s.error();
+    }
+  }
+  return b.finish();
+}
+
+std::string to_string(const Machine& m) {
+  std::vector<int> wrap(m.wrap.begin(), m.wrap.end());
+  std::string s = "torus=" + join_dims(m.sizes) + " wrap=" + join_dims(wrap) + " links=" + join_dims(m.links);
+  if (m.node_xml.empty()) {
+    std::string node = m.node;
+    std::replace(node.begin(), node.end(), ' ', ',');
+    s += " node=" + node;
+  } else {
+    s += " node-xml=" + m.node_xml;
+  }
+  s += " bw=" + text::format_bandwidth(m.bw) + " t_inj=" + text::format_duration(m.t_inj) +
+       " t_hop=" + text::format_duration(m.t_hop);
+  if (!m.hosts_path.empty()) s += " hosts=" + m.hosts_path;
+  return s;
+}
+
+}  // namespace rankmap

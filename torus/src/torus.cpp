@@ -1,0 +1,240 @@
+#include "rankmap/torus.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace rankmap {
+
+namespace {
+constexpr int kMaxDims = 8;
+// Node counts are ints throughout; 2^24 nodes is far beyond any torus built.
+constexpr long long kMaxNodes = 1LL << 24;
+}  // namespace
+
+Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std::vector<int> links,
+                            double link_bw) {
+  const size_t dims = sizes.size();
+  if (dims < 1 || dims > kMaxDims) return make_error("a torus has 1 to 8 dimensions, not " + std::to_string(dims));
+  if (wrap.size() != dims) return make_error("wrap has " + std::to_string(wrap.size()) + " dimensions, torus has " + std::to_string(dims));
+  if (links.size() != dims) return make_error("links has " + std::to_string(links.size()) + " dimensions, torus has " + std::to_string(dims));
+  if (!(link_bw > 0)) return make_error("link bandwidth must be positive");
+  long long nodes = 1;
+  for (size_t d = 0; d < dims; ++d) {
+    if (sizes[d] < 1) return make_error("dimension sizes must be >= 1");
+    if (links[d] < 1) return make_error("links per dimension must be >= 1");
+    nodes *= sizes[d];
+    if (nodes > kMaxNodes) return make_error("torus has too many nodes");
+  }
+
+  Torus t;
+  t.sizes_ = std::move(sizes);
+  t.wrap_ = std::move(wrap);
+  t.links_ = std::move(links);
+  t.link_bw_ = link_bw;
+  t.nodes_ = static_cast<int>(nodes);
+  t.strides_.resize(dims);
+  int stride = 1;
+  for (size_t d = 0; d < dims; ++d) {
+    t.strides_[d] = stride;
+    stride *= t.sizes_[d];
+  }
+  t.coords_.resize(static_cast<size_t>(t.nodes_) * dims);
+  for (int n = 0; n < t.nodes_; ++n)
+    for (size_t d = 0; d < dims; ++d) t.coords_[static_cast<size_t>(n) * dims + d] = (n / t.strides_[d]) % t.sizes_[d];
+
+  // Per-dimension move tables: the routing decision of one dimension depends
+  // only on the two coordinates, so precompute it once.
+  t.dim_moves_.resize(dims);
+  t.dim_hops_.resize(dims);
+  for (size_t d = 0; d < dims; ++d) {
+    const int n = t.sizes_[d];
+    t.dim_moves_[d].resize(static_cast<size_t>(n) * n);
+    t.dim_hops_[d].resize(static_cast<size_t>(n) * n);
+    for (int a = 0; a < n; ++a) {
+      for (int b = 0; b < n; ++b) {
+        int move;
+        if (!t.wrap_[d]) {
+          move = b - a;
+        } else {
+          const int forward = ((b - a) % n + n) % n;
+          const int backward = n - forward;
+          // Tie (exactly half a ring, including every move on a size-2 ring): go positive.
+          move = forward == 0 ? 0 : (forward <= backward ? forward : -backward);
+        }
+        t.dim_moves_[d][static_cast<size_t>(a) * n + b] = move;
+        t.dim_hops_[d][static_cast<size_t>(a) * n + b] = std::abs(move);
+      }
+    }
+  }
+  return t;
+}
+
+std::vector<int> Torus::coords(int node) const {
+  return std::vector<int>(coords_.begin() + static_cast<long>(node) * dims(),
+                          coords_.begin() + static_cast<long>(node + 1) * dims());
+}
+
+int Torus::node_at(const std::vector<int>& c) const {
+  int node = 0;
+  for (int d = 0; d < dims(); ++d) node += c[d] * strides_[d];
+  return node;
+}
+
+int Torus::neighbor(int node, int d, Direction dir) const {
+  const int n = sizes_[d];
+  if (n == 1) return -1;
+  const int c = coord(node, d);
+  int next = dir == Direction::plus ? c + 1 : c - 1;
+  if (next < 0 || next >= n) {
+    if (!wrap_[d]) return -1;
+    next = (next + n) % n;
+  }
+  return node + (next - c) * strides_[d];
+}
+
+int Torus::dim_moves(int a, int b, int d) const {
+  return dim_moves_[d][static_cast<size_t>(coord(a, d)) * sizes_[d] + coord(b, d)];
+}
+
+int Torus::hops(int a, int b) const {
+  int h = 0;
+  for (int d = 0; d < dims(); ++d) h += dim_distance(d, coord(a, d), coord(b, d));
+  return h;
+}
+
+double Torus::weighted_distance(int a, int b) const {
+  double w = 0;
+  for (int d = 0; d < dims(); ++d) w += static_cast<double>(dim_distance(d, coord(a, d), coord(b, d))) / links_[d];
+  return w;
+}
+
+void Torus::route(int a, int b, std::vector<Hop>& out) const {
+  out.clear();
+  int moves[kMaxDims];
+  for (int d = 0; d < dims(); ++d) moves[d] = dim_moves(a, b, d);
+  int at = a;
+  // Positive phase first, then negative phase, each in dimension order.
+  for (Direction dir : {Direction::plus, Direction::minus}) {
+    for (int d = 0; d < dims(); ++d) {
+      const int steps = dir == Direction::plus ? moves[d] : -moves[d];
+      for (int s = 0; s < steps; ++s) {
+        const int next = neighbor(at, d, dir);
+        out.push_back(Hop{at, next, d, dir, link_index(at, d, dir)});
+        at = next;
+      }
+    }
+  }
+}
+
+std::vector<Hop> Torus::route(int a, int b) const {
+  std::vector<Hop> out;
+  route(a, b, out);
+  return out;
+}
+
+bool Torus::link_exists(int link) const {
+  if (link < 0 || link >= link_slots()) return false;
+  const int dir = link % 2;
+  const int d = (link / 2) % dims();
+  const int node = link / (2 * dims());
+  const int n = sizes_[d];
+  if (n == 1) return false;
+  // On a size-2 ring the routing always goes "+", which reaches the only neighbour.
+  if (wrap_[d] && n == 2) return dir == 0;
+  return neighbor(node, d, static_cast<Direction>(dir)) >= 0;
+}
+
+double Torus::link_capacity(int link) const {
+  const int d = (link / 2) % dims();
+  return links_[d] * link_bw_;
+}
+
+int Torus::link_count() const {
+  int count = 0;
+  for (int l = 0; l < link_slots(); ++l) count += link_exists(l) ? 1 : 0;
+  return count;
+}
+
+int Torus::diameter() const {
+  int dia = 0;
+  for (int d = 0; d < dims(); ++d) dia += *std::max_element(dim_hops_[d].begin(), dim_hops_[d].end());
+  return dia;
+}
+
+double Torus::mean_hops() const {
+  // Hop distance is a sum over dimensions, and over all ordered pairs every
+  // coordinate pair of a dimension appears equally often: the mean is the sum
+  // of the per-dimension means.
+  double mean = 0;
+  for (int d = 0; d < dims(); ++d) {
+    long long sum = 0;
+    for (int h : dim_hops_[d]) sum += h;
+    mean += static_cast<double>(sum) / static_cast<double>(dim_hops_[d].size());
+  }
+  return mean;
+}
+
+std::vector<std::uint16_t> Torus::all_pair_hops() const {
+  std::vector<std::uint16_t> table(static_cast<size_t>(nodes_) * nodes_);
+  for (int a = 0; a < nodes_; ++a)
+    for (int b = 0; b < nodes_; ++b) table[static_cast<size_t>(a) * nodes_ + b] = static_cast<std::uint16_t>(hops(a, b));
+  return table;
+}
+
+std::vector<double> Torus::link_loads(const std::vector<NodeFlow>& flows) const {
+  std::vector<double> loads(static_cast<size_t>(link_slots()), 0.0);
+  std::vector<Hop> path;
+  for (const NodeFlow& f : flows) {
+    if (f.src == f.dst || f.bytes == 0) continue;
+    route(f.src, f.dst, path);
+    for (const Hop& h : path) loads[h.link] += f.bytes;
+  }
+  return loads;
+}
+
+LinkLoadSummary Torus::summarize_loads(const std::vector<double>& loads) const {
+  LinkLoadSummary s;
+  int existing = 0;
+  double relative_sum = 0;
+  for (int l = 0; l < link_slots(); ++l) {
+    if (!link_exists(l)) continue;
+    ++existing;
+    const double load = loads[l];
+    const double rel = load / link_capacity(l);
+    s.total_bytes_on_links += load;
+    relative_sum += rel;
+    if (rel > s.max_relative || s.busiest_link < 0) {
+      s.max_relative = rel;
+      s.max_load = load;
+      s.busiest_link = l;
+    }
+  }
+  s.mean_relative = existing > 0 ? relative_sum / existing : 0;
+  if (s.max_relative == 0) s.busiest_link = -1;
+  return s;
+}
+
+Status Torus::check() const {
+  if (sizes_.empty() || sizes_.size() > kMaxDims) return make_error("torus: bad dimension count");
+  long long n = 1;
+  for (int d = 0; d < dims(); ++d) {
+    if (sizes_[d] < 1 || links_[d] < 1) return make_error("torus: bad size or link count in dimension " + std::to_string(d));
+    n *= sizes_[d];
+  }
+  if (n != nodes_) return make_error("torus: node count does not match sizes");
+  for (int node = 0; node < nodes_; ++node)
+    if (node_at(coords(node)) != node) return make_error("torus: coordinates do not round-trip for node " + std::to_string(node));
+  for (int d = 0; d < dims(); ++d)
+    for (int a = 0; a < sizes_[d]; ++a)
+      if (dim_distance(d, a, a) != 0) return make_error("torus: nonzero self distance");
+  return Ok{};
+}
+
+double mapping_gain_estimate(double p_mpi, const LatencyModel& model, int diameter) {
+  if (diameter <= 1) return 0.0;
+  return p_mpi * model.t_hop * (diameter - 1) / (model.t_inj + model.t_hop * diameter);
+}
+
+}  // namespace rankmap
