@@ -1,0 +1,183 @@
+// What the generated wrappers call. The per-message path is inline here:
+// mode check -> PMPI call -> type size -> rank translation -> counter add.
+// Everything that may allocate, lock or call MPI more than once lives out of
+// line in profiler.cpp and runs once per communicator, thread or request.
+#pragma once
+
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+
+#if defined(__x86_64__)
+#include <x86intrin.h>
+#endif
+
+#include "peer_table.hpp"
+
+// The library is built with hidden visibility; only interposed MPI entry
+// points are exported (see also exports.map).
+#define COMMPROF_EXPORT __attribute__((visibility("default")))
+#define COMMPROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define COMMPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+namespace commprof {
+
+// Process-wide mode. Starts kUninitialized; the first intercepted call after
+// MPI is initialised switches it (lazy init, which is what makes f08 programs
+// work: their MPI_Init never reaches a C wrapper). Finalize sets kOff before
+// the tool's own gather, so that traffic is never counted.
+enum : std::uint8_t { kUninitialized = 0, kOff = 1, kCounting = 2, kCountingTimed = 3 };
+extern std::atomic<std::uint8_t> g_mode;
+extern bool g_use_tsc;
+
+std::uint8_t enter_slow();
+
+inline std::uint64_t clock_ticks() {
+#if defined(__x86_64__)
+  if (COMMPROF_LIKELY(g_use_tsc)) return __rdtsc();
+#endif
+  timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
+}
+
+struct ThreadState {
+  PeerTable p2p;   // point-to-point and expanded collectives, by destination world rank
+  PeerTable osc;   // one-sided, by the world rank the data moves to (this rank is the source)
+  PeerTable osc_in;  // one-sided data moving to this rank (Get), by source world rank
+  std::uint64_t mpi_ticks = 0;
+};
+
+// initial-exec: the library is loaded at startup (LD_PRELOAD or linked), so
+// its TLS is static and a thread-local access is one %fs-relative load
+// instead of a __tls_get_addr call.
+extern thread_local ThreadState* tls_state __attribute__((tls_model("initial-exec")));
+ThreadState* register_thread();
+
+inline ThreadState& thread_state() {
+  ThreadState* s = tls_state;
+  if (COMMPROF_UNLIKELY(s == nullptr)) s = register_thread();
+  return *s;
+}
+
+// One per wrapper call, on the stack.
+class Entry {
+ public:
+  Entry() noexcept {
+    std::uint8_t mode = g_mode.load(std::memory_order_acquire);
+    if (COMMPROF_UNLIKELY(mode == kUninitialized)) mode = enter_slow();
+    mode_ = mode;
+    if (mode == kCountingTimed) start_ = clock_ticks();
+  }
+  ~Entry() {
+    if (mode_ == kCountingTimed) thread_state().mpi_ticks += clock_ticks() - start_;
+  }
+  Entry(const Entry&) = delete;
+  Entry& operator=(const Entry&) = delete;
+  bool counting() const { return mode_ >= kCounting; }
+
+ private:
+  std::uint8_t mode_;
+  std::uint64_t start_ = 0;
+};
+
+// --- datatype sizes -------------------------------------------------------
+extern bool g_builtin_size_fast_path;
+std::uint64_t type_size_slow(MPI_Datatype type);
+
+inline std::uint64_t type_size(MPI_Datatype type) {
+#if defined(MPICH)
+  // MPICH encodes predefined datatypes as handles of kind "builtin"
+  // (bits 30-31 == 1) with the size in bits 8-15 (MPIR_Datatype_get_basic_size).
+  // This saves a PMPI_Type_size call per message; init cross-checks it
+  // against PMPI_Type_size and turns it off on any mismatch.
+  const auto bits = static_cast<std::uint32_t>(type);
+  if (COMMPROF_LIKELY(g_builtin_size_fast_path && (bits >> 30) == 1u)) return (bits >> 8) & 0xffu;
+#endif
+  return type_size_slow(type);
+}
+
+// --- rank translation -----------------------------------------------------
+// World rank of `rank` in `comm` (remote group for intercommunicators), or -1.
+int translate_slow(MPI_Comm comm, int rank);
+int translate_win(MPI_Win win, int rank);
+
+inline int world_rank_of(MPI_Comm comm, int rank) {
+  return comm == MPI_COMM_WORLD ? rank : translate_slow(comm, rank);
+}
+
+// --- events ---------------------------------------------------------------
+void on_init();
+
+template <class Count>
+inline void on_send(MPI_Comm comm, int dest, Count count, MPI_Datatype type) {
+  if (dest < 0) return;  // MPI_PROC_NULL
+  const int world = world_rank_of(comm, dest);
+  if (COMMPROF_UNLIKELY(world < 0)) return;
+  thread_state().p2p.add(world, 1, static_cast<std::uint64_t>(count) * type_size(type));
+}
+
+void register_plan_send(MPI_Request request, MPI_Comm comm, int dest, std::uint64_t bytes);
+template <class Count>
+inline void on_send_init(MPI_Request request, MPI_Comm comm, int dest, Count count, MPI_Datatype type) {
+  register_plan_send(request, comm, dest, static_cast<std::uint64_t>(count) * type_size(type));
+}
+void on_start(MPI_Request request);
+void on_startall(int count, const MPI_Request requests[]);
+void on_request_free(MPI_Request request);
+
+void rma_record(MPI_Win win, int target, bool to_target, std::uint64_t bytes);
+template <class Count>
+inline void on_rma_put(MPI_Win win, int target, Count count, MPI_Datatype type) {
+  rma_record(win, target, true, static_cast<std::uint64_t>(count) * type_size(type));
+}
+template <class Count>
+inline void on_rma_get(MPI_Win win, int target, Count count, MPI_Datatype type) {
+  rma_record(win, target, false, static_cast<std::uint64_t>(count) * type_size(type));
+}
+// Get_accumulate / Fetch_and_op: the operand goes to the target (not for
+// MPI_NO_OP, which only reads), the old value comes back.
+template <class Count, class ResultCount>
+inline void on_rma_get_accumulate(MPI_Win win, int target, Count count, MPI_Datatype type,
+                                  ResultCount result_count, MPI_Datatype result_type, MPI_Op op) {
+  if (op != MPI_NO_OP) rma_record(win, target, true, static_cast<std::uint64_t>(count) * type_size(type));
+  rma_record(win, target, false, static_cast<std::uint64_t>(result_count) * type_size(result_type));
+}
+// Compare_and_swap sends the compare value and the new value, receives the old one.
+inline void on_rma_compare_and_swap(MPI_Win win, int target, MPI_Datatype type) {
+  rma_record(win, target, true, 2 * type_size(type));
+  rma_record(win, target, false, type_size(type));
+}
+
+// All-to-all and neighbourhood collectives, expanded at call time. Count is
+// int or MPI_Count; the *_init forms store the expansion in the request and
+// count it at every Start.
+void on_alltoall(MPI_Comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                 MPI_Count recvcount, MPI_Datatype recvtype);
+template <class Count>
+void on_alltoallv(MPI_Comm, const void* sendbuf, const Count sendcounts[], MPI_Datatype sendtype,
+                  const Count recvcounts[], MPI_Datatype recvtype);
+template <class Count>
+void on_alltoallw(MPI_Comm, const void* sendbuf, const Count sendcounts[], const MPI_Datatype sendtypes[],
+                  const Count recvcounts[], const MPI_Datatype recvtypes[]);
+void on_alltoall_init(MPI_Request, MPI_Comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+                      MPI_Count recvcount, MPI_Datatype recvtype);
+template <class Count>
+void on_alltoallv_init(MPI_Request, MPI_Comm, const void* sendbuf, const Count sendcounts[],
+                       MPI_Datatype sendtype, const Count recvcounts[], MPI_Datatype recvtype);
+template <class Count>
+void on_alltoallw_init(MPI_Request, MPI_Comm, const void* sendbuf, const Count sendcounts[],
+                       const MPI_Datatype sendtypes[], const Count recvcounts[], const MPI_Datatype recvtypes[]);
+void on_neighbor_uniform(MPI_Comm, MPI_Count sendcount, MPI_Datatype sendtype);
+template <class Count>
+void on_neighbor_v(MPI_Comm, const Count sendcounts[], MPI_Datatype sendtype);
+template <class Count>
+void on_neighbor_w(MPI_Comm, const Count sendcounts[], const MPI_Datatype sendtypes[]);
+void on_neighbor_uniform_init(MPI_Request, MPI_Comm, MPI_Count sendcount, MPI_Datatype sendtype);
+template <class Count>
+void on_neighbor_v_init(MPI_Request, MPI_Comm, const Count sendcounts[], MPI_Datatype sendtype);
+template <class Count>
+void on_neighbor_w_init(MPI_Request, MPI_Comm, const Count sendcounts[], const MPI_Datatype sendtypes[]);
+
+}  // namespace commprof

@@ -1,0 +1,33 @@
+// libcommprof's runtime settings, declared once. Each is read from the
+// environment variable COMMPROF_<NAME>; a value that does not parse keeps the
+// default and produces one warning line. `commprof-run --help-settings` and
+// COMMPROF_HELP=1 print this table.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace commprof {
+
+//        name     type         default  help
+#define COMMPROF_SETTINGS(X)                                                                        \
+  X(ENABLE, bool, true, "record and write a profile (0: pass every call straight through)")          \
+  X(OUTPUT, std::string, "", "profile path; default commprof.<job id>.prof in rank 0's working directory") \
+  X(TIMING, bool, true, "measure time spent inside MPI calls (per rank 'mpi=' seconds)")            \
+  X(VERBOSE, bool, false, "rank 0 prints the path of the profile it wrote")                          \
+  X(HELP, bool, false, "rank 0 prints this table at startup")
+
+struct Settings {
+#define COMMPROF_DECLARE(name, type, def, help) type name = def;
+  COMMPROF_SETTINGS(COMMPROF_DECLARE)
+#undef COMMPROF_DECLARE
+};
+
+// Reads every setting from the environment. Problems (bad values, unknown
+// COMMPROF_* variables, which are usually typos) are appended to `warnings`.
+Settings read_settings(std::vector<std::string>* warnings);
+
+// One line per setting: "COMMPROF_NAME (default X): help".
+std::string settings_help();
+
+}  // namespace commprof
