@@ -9,6 +9,7 @@ packages=(
   libmetis-dev libscotch-dev scotch
   libhwloc-dev hwloc-nox
   catch2 libcli11-dev nlohmann-json3-dev
+  chromium
   libsimgrid-dev simgrid
   openmpi-bin libopenmpi-dev
   valgrind
