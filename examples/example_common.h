@@ -1,0 +1,91 @@
+/* Shared by the C examples: option parsing that every rank agrees on, and
+ * the one-line report each example prints. Header-only so that an example is
+ * a single compile with mpicc or smpicc (no library to build twice). */
+#ifndef RANKMAP_EXAMPLE_COMMON_H
+#define RANKMAP_EXAMPLE_COMMON_H
+
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every rank parses the same argv, so every rank reaches the same verdict and
+ * they all stop together: rank 0 explains, nobody hangs in a collective. */
+static inline void example_fail(const char *prog, const char *why) {
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) fprintf(stderr, "%s: %s\n", prog, why);
+  MPI_Finalize();
+  exit(2);
+}
+
+/* Options are "--name value"; a value must be a whole number in [lo, hi]. */
+static inline long example_option(int argc, char **argv, const char *name, long fallback, long lo, long hi) {
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], name) != 0) continue;
+    char msg[256];
+    if (i + 1 >= argc) {
+      snprintf(msg, sizeof msg, "option %s needs a value", name);
+      example_fail(argv[0], msg);
+    }
+    char *end = NULL;
+    long v = strtol(argv[i + 1], &end, 10);
+    if (*argv[i + 1] == '\0' || *end != '\0' || v < lo || v > hi) {
+      snprintf(msg, sizeof msg, "option %s: '%s' is not a whole number in [%ld, %ld]", name, argv[i + 1], lo, hi);
+      example_fail(argv[0], msg);
+    }
+    return v;
+  }
+  return fallback;
+}
+
+/* A word option ("--order yfast"); returns the index of the value in `choices`. */
+static inline int example_choice(int argc, char **argv, const char *name, const char *const *choices, int nchoices,
+                                 int fallback) {
+  for (int i = 1; i < argc; ++i) {
+    if (strcmp(argv[i], name) != 0) continue;
+    if (i + 1 < argc)
+      for (int c = 0; c < nchoices; ++c)
+        if (strcmp(argv[i + 1], choices[c]) == 0) return c;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "option %s expects one of:", name);
+    for (int c = 0; c < nchoices && n > 0 && n < (int)sizeof msg; ++c)
+      n += snprintf(msg + n, sizeof msg - (size_t)n, " %s", choices[c]);
+    example_fail(argv[0], msg);
+  }
+  return fallback;
+}
+
+/* Rejects options the example does not know, so a typo cannot silently run
+ * the default size. `known` lists option names, each taking one value. */
+static inline void example_check_options(int argc, char **argv, const char *const *known, int nknown) {
+  for (int i = 1; i < argc; i += 2) {
+    int ok = 0;
+    for (int k = 0; k < nknown; ++k) ok |= strcmp(argv[i], known[k]) == 0;
+    if (!ok) {
+      char msg[256];
+      snprintf(msg, sizeof msg, "unknown option '%s'", argv[i]);
+      example_fail(argv[0], msg);
+    }
+  }
+}
+
+/* The slowest rank's time is the run time. Prints one line a script can
+ * parse: "<name> ranks=P <params> time=<s> per_iter=<s> check=ok|FAILED <extra>". */
+static inline int example_report(const char *name, const char *params, int iters, double elapsed, int local_ok,
+                                 const char *extra) {
+  int rank = 0, size = 1, all_ok = 0;
+  double slowest = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Reduce(&elapsed, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  MPI_Allreduce(&local_ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  if (rank == 0) {
+    printf("%s ranks=%d %s time=%.9f per_iter=%.9f check=%s%s%s\n", name, size, params, slowest,
+           iters > 0 ? slowest / iters : 0.0, all_ok ? "ok" : "FAILED", extra && *extra ? " " : "", extra ? extra : "");
+    fflush(stdout);
+  }
+  return all_ok ? 0 : 1;
+}
+
+#endif
