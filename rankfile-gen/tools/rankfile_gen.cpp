@@ -1,0 +1,70 @@
+// rankfile-gen: writes the launcher files for a mapping and prints the launch
+// line(s) to run. Exit status: 0 done, 2 bad input (nothing written), 1 a
+// file could not be written.
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "rankmap/launch.hpp"
+#include "rankmap/mapping.hpp"
+
+namespace {
+// "runs/lu.map" -> "runs/lu": the outputs sit next to the mapping.
+std::string default_prefix(const std::string& mapping_path) {
+  const size_t slash = mapping_path.find_last_of('/');
+  const size_t dot = mapping_path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) return mapping_path;
+  return mapping_path.substr(0, dot);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App cli{"Translate a rankmap mapping into launcher files (Open MPI rankfile, MPICH machine file, Slurm "
+               "hostfile, permutation) and print the launch lines."};
+  std::string mapping_path, format_name = "all", prefix, app = "./app";
+  cli.add_option("mapping", mapping_path, "mapping file (rankmap-mapping 1)")->required();
+  cli.add_option("--format", format_name, "openmpi, mpich, slurm, perm or all")->capture_default_str();
+  cli.add_option("-o,--output-prefix", prefix, "output files are PREFIX.rankfile, PREFIX.machinefile, ... "
+                                               "(default: the mapping path without its extension)");
+  cli.add_option("--app", app, "program and arguments to show in the launch lines")->capture_default_str();
+  CLI11_PARSE(cli, argc, argv);
+
+  auto fail = [](const std::string& message, int status) {
+    std::fprintf(stderr, "rankfile-gen: %s\n", message.c_str());
+    return status;
+  };
+  std::vector<rankmap::LaunchFormat> formats;
+  if (format_name == "all") {
+    formats = rankmap::all_launch_formats();
+  } else {
+    auto format = rankmap::parse_launch_format(format_name);
+    if (!format) return fail(format.error().message, 2);
+    formats.push_back(*format);
+  }
+  auto mapping = rankmap::read_mapping(mapping_path);
+  if (!mapping) return fail(mapping.error().message, 2);
+
+  rankmap::LaunchOptions options;
+  options.prefix = prefix.empty() ? default_prefix(mapping_path) : prefix;
+  options.mapping_path = mapping_path;
+  options.app = app;
+  std::vector<rankmap::LaunchPlan> plans;
+  for (rankmap::LaunchFormat f : formats) {
+    auto plan = rankmap::make_launch_plan(*mapping, f, options);
+    if (!plan) return fail(plan.error().message, 2);
+    plans.push_back(std::move(*plan));
+  }
+  rankmap::Status written = rankmap::write_launch_files(plans);
+  if (!written) return fail(written.error().message, 1);
+
+  // Comments start with '#', so the output can be pasted into a shell as is.
+  for (const rankmap::LaunchPlan& plan : plans) {
+    std::printf("# %s:", rankmap::launch_format_name(plan.format));
+    for (const rankmap::LaunchFile& file : plan.files) std::printf(" wrote %s", file.path.c_str());
+    std::printf("\n");
+    for (const std::string& note : plan.notes) std::printf("#   %s\n", note.c_str());
+    for (const std::string& command : plan.commands) std::printf("%s\n", command.c_str());
+  }
+  return 0;
+}
