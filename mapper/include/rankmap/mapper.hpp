@@ -1,0 +1,124 @@
+// The mapper: algorithms that place ranks on torus nodes and cores, chosen by
+// name behind one interface, and the one evaluator every mapping is scored by.
+// Pipeline, objective and models: docs/mapper.md.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rankmap/comm_graph.hpp"
+#include "rankmap/machine.hpp"
+#include "rankmap/mapping.hpp"
+#include "rankmap/node.hpp"
+#include "rankmap/result.hpp"
+#include "rankmap/torus.hpp"
+
+namespace rankmap {
+
+// ---------------------------------------------------------------- evaluator
+
+struct Metrics {
+  int ranks = 0;
+  int nodes_used = 0;
+  double total_bytes = 0;
+  double inter_node_bytes = 0;     // bytes whose ends sit on different nodes
+  double hop_bytes = 0;            // sum bytes x hops
+  double weighted_cost = 0;        // sum bytes x weighted_distance (1/links per hop)
+  double mean_dilation = 0;        // hop_bytes / inter_node_bytes: hops of an average inter-node byte
+  int max_dilation = 0;            // most hops between two communicating ranks
+  double max_link_load = 0;        // bytes on the busiest directed connection
+  double max_link_relative = 0;    // max over connections of bytes / capacity (seconds)
+  double mean_link_relative = 0;   // mean over existing connections
+  double comm_time_max = 0;        // max over ranks of the predicted time of its inter-node sends
+  double comm_time_mean = 0;       // mean over ranks
+  double lower_bound_hop_bytes = 0;
+  double lower_bound_weighted = 0;
+  double gap_hop_bytes = 0;        // hop_bytes / bound - 1 (0 when both are 0)
+  double gap_weighted = 0;
+  double intra_node_bytes = 0;
+  double cross_package_bytes = 0;  // intra-node bytes between cores of different packages
+};
+
+struct EvaluateOptions {
+  int ppn = 0;              // slots per node for the lower bound; 0: cores per node
+  std::vector<int> nodes;   // allocated nodes for the lower bound; empty: all
+  bool lower_bound = true;
+};
+
+// The machine context both the evaluator and the algorithms need.
+struct Platform {
+  Torus torus;
+  NodeTopology node;
+  LatencyModel latency;
+  static Result<Platform> from_machine(const Machine& machine);
+};
+
+Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
+                         const EvaluateOptions& options = {});
+
+// The lower bound on sum(bytes x distance) over any placement with `ppn` ranks
+// per node on `nodes` (docs/mapper.md): each rank gets its partners, heaviest
+// first, at the nearest slots; halved because every edge is seen from both ends.
+struct LowerBound {
+  double hop_bytes = 0;
+  double weighted = 0;
+};
+LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Torus& torus, int ppn, const std::vector<int>& nodes);
+
+// --------------------------------------------------------------- algorithms
+
+struct MapProblem {
+  const CommGraph* graph = nullptr;   // optimisation graph (bytes + message equivalents)
+  const Traffic* traffic = nullptr;   // directed traffic (link loads, final choice)
+  const Platform* platform = nullptr;
+  std::vector<int> nodes;             // allocated torus nodes, allocation order
+  int ppn = 0;                        // ranks allowed per node (<= cores per node)
+  std::uint64_t seed = 1;
+  std::function<void(const std::string&)> progress;  // optional, long runs report here
+
+  int ranks() const { return graph->vertices; }
+  Status check() const;
+};
+
+struct MapOutcome {
+  std::vector<Placement> placement;   // indexed by rank
+  std::vector<std::string> notes;     // fallbacks taken, candidates chosen (printed to stderr)
+};
+
+using MapFunction = Result<MapOutcome> (*)(const MapProblem&);
+
+struct AlgorithmInfo {
+  std::string name;
+  std::string summary;
+  MapFunction run;
+};
+
+// Every algorithm, the default first.
+const std::vector<AlgorithmInfo>& algorithms();
+const AlgorithmInfo* find_algorithm(std::string_view name);
+inline const char* default_algorithm() { return "rankmap"; }
+
+// Parses "0-3,8,node-12" (indices, ranges, host names) into node indices.
+Result<std::vector<int>> parse_node_list(const std::string& list, const Machine& machine);
+
+struct MapOptions {
+  std::string algorithm = default_algorithm();
+  int ppn = 0;                 // 0: cores per node
+  std::vector<int> nodes;      // empty: every torus node in index order
+  std::uint64_t seed = 1;
+  std::function<void(const std::string&)> progress;
+};
+
+// Builds the problem (graph, capacity checks: more ranks than slots and ppn
+// above the cores per node are errors) and runs the algorithm. The placement
+// is checked (every rank on an allocated node, <= ppn per node, distinct cores).
+Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, const MapOptions& options);
+
+// Placement invariants against a problem's capacities.
+Status check_placement(const std::vector<Placement>& placement, int ranks, const Platform& platform,
+                       const std::vector<int>& nodes, int ppn);
+
+}  // namespace rankmap

@@ -1,0 +1,91 @@
+#include <algorithm>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+namespace {
+
+std::vector<std::vector<int>> ranks_per_node(const std::vector<int>& node_of, int torus_nodes) {
+  std::vector<std::vector<int>> members(static_cast<size_t>(torus_nodes));
+  for (int r = 0; r < static_cast<int>(node_of.size()); ++r) members[node_of[r]].push_back(r);
+  return members;
+}
+
+}  // namespace
+
+std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes) {
+  std::vector<Placement> out(node_of.size());
+  std::vector<int> next(static_cast<size_t>(torus_nodes), 0);
+  for (size_t r = 0; r < node_of.size(); ++r) out[r] = Placement{node_of[r], next[node_of[r]]++};
+  return out;
+}
+
+std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
+                                         const NodeTopology& node, int torus_nodes) {
+  std::vector<Placement> out(node_of.size());
+  const int maxd = node.max_core_distance();
+  for (const auto& ranks : ranks_per_node(node_of, torus_nodes)) {
+    const int k = static_cast<int>(ranks.size());
+    if (k == 0) continue;
+    // Local weight matrix of this node's ranks (k <= cores per node: small).
+    std::vector<double> w(static_cast<size_t>(k) * k, 0.0);
+    for (int i = 0; i < k; ++i) {
+      const int u = ranks[i];
+      for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e) {
+        auto it = std::lower_bound(ranks.begin(), ranks.end(), graph.adjncy[e]);
+        if (it != ranks.end() && *it == graph.adjncy[e]) w[static_cast<size_t>(i) * k + (it - ranks.begin())] = graph.weight[e];
+      }
+    }
+    // Greedy fill of cores in hwloc logical order (which walks caches and
+    // packages contiguously): each core takes the unplaced rank with the most
+    // traffic to ranks already close to it, closeness = levels shared.
+    std::vector<int> core_of(static_cast<size_t>(k), -1), rank_at(static_cast<size_t>(node.cores()), -1);
+    std::vector<char> placed(static_cast<size_t>(k), 0);
+    for (int c = 0; c < k; ++c) {
+      int best = -1;
+      double best_score = -1;
+      for (int i = 0; i < k; ++i) {
+        if (placed[i]) continue;
+        double score = 0;
+        for (int j = 0; j < k; ++j)
+          if (placed[j]) score += w[static_cast<size_t>(i) * k + j] * (maxd + 1 - node.core_distance(c, core_of[j]));
+        // Starting a fresh package: take the rank with the heaviest total so the
+        // heavy cluster forms around it.
+        if (score == 0)
+          for (int j = 0; j < k; ++j) score += 1e-12 * w[static_cast<size_t>(i) * k + j];
+        if (score > best_score) {
+          best_score = score;
+          best = i;
+        }
+      }
+      placed[best] = 1;
+      core_of[best] = c;
+      rank_at[c] = best;
+    }
+    // Pairwise swaps on sum w x core_distance until no swap helps.
+    auto cost_of = [&](int i, int ci) {
+      double s = 0;
+      for (int j = 0; j < k; ++j)
+        if (j != i) s += w[static_cast<size_t>(i) * k + j] * node.core_distance(ci, core_of[j]);
+      return s;
+    };
+    for (int pass = 0; pass < 4; ++pass) {
+      bool moved = false;
+      for (int i = 0; i < k; ++i)
+        for (int j = i + 1; j < k; ++j) {
+          const int ci = core_of[i], cj = core_of[j];
+          const double before = cost_of(i, ci) + cost_of(j, cj);
+          std::swap(core_of[i], core_of[j]);
+          const double after = cost_of(i, cj) + cost_of(j, ci);
+          if (after < before - 1e-9 * (before + 1)) moved = true;
+          else std::swap(core_of[i], core_of[j]);
+        }
+      if (!moved) break;
+    }
+    for (int i = 0; i < k; ++i) out[ranks[i]] = Placement{node_of[ranks[i]], core_of[i]};
+  }
+  return out;
+}
+
+}  // namespace rankmap::detail

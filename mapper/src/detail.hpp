@@ -1,0 +1,70 @@
+// Building blocks the algorithms share. Internal to mapper/.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "rankmap/mapper.hpp"
+
+namespace rankmap::detail {
+
+// Scales positive double weights to integers for METIS/Scotch (32-bit idx_t
+// and SCOTCH_Num): every weight >= 1, the total stays far below 2^31 so their
+// internal cost sums cannot overflow.
+std::vector<std::int32_t> integer_weights(const std::vector<double>& weight, double total_cap = 1e8);
+
+// METIS k-way into k groups; then enforce_group_capacity. k == 1 and
+// k >= vertices are handled by hand (METIS 5.1 crashes or leaves parts empty).
+std::vector<int> partition_groups(const CommGraph& graph, int k, int cap, std::uint64_t seed);
+
+// Moves vertices out of groups above `cap`, each time the vertex that loses
+// least connection, to the connected group with room it is most attached to
+// (or the first group with room). Exact: afterwards every group has <= cap.
+void enforce_group_capacity(const CommGraph& graph, std::vector<int>& part, int k, int cap);
+
+// Per-node variant: excess ranks go to the most attached allocated node with
+// room, else the nearest one (hops) with room.
+void enforce_node_capacity(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                           std::vector<int>& node_of);
+
+// Graph of the groups: vertex g = group g, edge weight = sum of weights between them.
+CommGraph contract(const CommGraph& graph, const std::vector<int>& part, int k);
+
+// Scotch graph mapping of `graph` onto the allocated nodes of the torus.
+// weighted: a target built from the torus graph with edge cost 1/links[d]
+// (Scotch "deco" target) instead of the plain torusXD/meshXD (hop) target.
+// Returns the torus node of every vertex (balance is Scotch's, not exact).
+Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+                                    bool weighted, std::uint64_t seed, std::vector<std::string>& notes);
+
+// sum over edges weight x weighted_distance(node_of[u], node_of[v]).
+double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of);
+
+// Local search on sum w x weighted_distance: swaps of whole node contents
+// between nodes (or moves onto free allocated nodes), then swaps/moves of
+// single ranks across nodes. Never increases the cost; respects ppn.
+void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+            std::vector<int>& node_of, int passes);
+
+// The network objective of a node assignment under the real routing.
+struct NetworkScore {
+  double weighted_cost = 0;      // bytes x weighted_distance
+  double max_link_relative = 0;  // busiest connection, bytes / capacity
+};
+NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std::vector<int>& node_of);
+
+// Node flows (directed, merged) of a node assignment.
+std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of);
+
+// Cores: ranks of each node get cores 0, 1, ... in rank order (what launchers do).
+std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes);
+// Cores from the hwloc tree: each node's ranks are placed so that heavy pairs
+// share the deepest common level (package, cache) first, then improved by swaps.
+std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
+                                         const NodeTopology& node, int torus_nodes);
+
+// Number of nodes a job of `ranks` needs at `ppn` per node.
+inline int groups_needed(int ranks, int ppn) { return (ranks + ppn - 1) / ppn; }
+
+}  // namespace rankmap::detail

@@ -1,0 +1,145 @@
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "detail.hpp"
+#include "rankmap/mapper.hpp"
+
+namespace rankmap {
+
+Result<Platform> Platform::from_machine(const Machine& machine) {
+  auto torus = machine.torus();
+  if (!torus) return torus.error();
+  auto node = machine.node_topology();
+  if (!node) return node.error();
+  return Platform{std::move(*torus), std::move(*node), machine.latency()};
+}
+
+namespace {
+
+// For the k-th nearest other allocated node (k = 0, 1, ...), the smallest
+// distance any allocated node has to its k-th nearest: a distance profile no
+// node can beat. A fully wrapped torus with every node allocated is
+// vertex-transitive, so one node's profile is everyone's.
+template <class Distance>
+std::vector<double> nearest_profile(const Torus& torus, const std::vector<int>& nodes, Distance dist) {
+  bool transitive = static_cast<int>(nodes.size()) == torus.nodes();
+  for (int d = 0; d < torus.dims() && transitive; ++d) transitive = torus.wraps(d) || torus.size(d) <= 2;
+  std::vector<double> best, row;
+  const size_t sources = transitive ? 1 : nodes.size();
+  for (size_t i = 0; i < sources; ++i) {
+    row.clear();
+    for (int b : nodes)
+      if (b != nodes[i]) row.push_back(dist(nodes[i], b));
+    std::sort(row.begin(), row.end());
+    if (best.empty()) best = row;
+    else
+      for (size_t k = 0; k < row.size(); ++k) best[k] = std::min(best[k], row[k]);
+  }
+  return best;
+}
+
+}  // namespace
+
+LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, const std::vector<int>& nodes_in) {
+  std::vector<int> nodes = nodes_in;
+  if (nodes.empty()) {
+    nodes.resize(static_cast<size_t>(torus.nodes()));
+    std::iota(nodes.begin(), nodes.end(), 0);
+  }
+  const auto hop_profile = nearest_profile(torus, nodes, [&](int a, int b) { return double(torus.hops(a, b)); });
+  const auto wd_profile = nearest_profile(torus, nodes, [&](int a, int b) { return torus.weighted_distance(a, b); });
+  // Slot j of a rank's partners (heaviest first): the first ppn-1 share its
+  // node, the next ppn sit on its nearest other node, and so on.
+  auto slot_distance = [&](const std::vector<double>& profile, std::int64_t j) {
+    if (j < ppn - 1) return 0.0;
+    const std::int64_t k = (j - (ppn - 1)) / ppn;
+    return k < static_cast<std::int64_t>(profile.size()) ? profile[static_cast<size_t>(k)] : profile.back();
+  };
+  LowerBound lb;
+  std::vector<double> w;
+  for (int u = 0; u < g.vertices; ++u) {
+    w.assign(g.weight.begin() + g.xadj[u], g.weight.begin() + g.xadj[u + 1]);
+    std::sort(w.rbegin(), w.rend());
+    for (size_t j = 0; j < w.size(); ++j) {
+      lb.hop_bytes += w[j] * slot_distance(hop_profile, static_cast<std::int64_t>(j));
+      lb.weighted += w[j] * slot_distance(wd_profile, static_cast<std::int64_t>(j));
+    }
+  }
+  lb.hop_bytes /= 2;
+  lb.weighted /= 2;
+  return lb;
+}
+
+Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
+                         const EvaluateOptions& options) {
+  const Torus& torus = platform.torus;
+  const NodeTopology& node = platform.node;
+  if (static_cast<int>(placement.size()) != traffic.ranks)
+    return make_error("the mapping places " + std::to_string(placement.size()) + " ranks but the profile has " +
+                      std::to_string(traffic.ranks));
+  for (const Placement& p : placement)
+    if (p.node < 0 || p.node >= torus.nodes() || p.core < 0 || p.core >= node.cores())
+      return make_error("the mapping names a node or core outside the machine");
+  Metrics m;
+  m.ranks = traffic.ranks;
+  std::vector<int> node_of(placement.size());
+  std::vector<char> used(static_cast<size_t>(torus.nodes()), 0);
+  for (size_t r = 0; r < placement.size(); ++r) {
+    node_of[r] = placement[r].node;
+    used[placement[r].node] = 1;
+  }
+  m.nodes_used = static_cast<int>(std::count(used.begin(), used.end(), 1));
+  std::vector<double> rank_time(placement.size(), 0.0);
+  const LatencyModel& lat = platform.latency;
+  for (const Flow& f : traffic.flows) {
+    m.total_bytes += f.bytes;
+    const Placement& a = placement[f.src];
+    const Placement& b = placement[f.dst];
+    if (a.node == b.node) {
+      m.intra_node_bytes += f.bytes;
+      if (node.package_of_core(a.core) != node.package_of_core(b.core)) m.cross_package_bytes += f.bytes;
+      continue;
+    }
+    const int h = torus.hops(a.node, b.node);
+    m.inter_node_bytes += f.bytes;
+    m.hop_bytes += f.bytes * h;
+    m.weighted_cost += f.bytes * torus.weighted_distance(a.node, b.node);
+    m.max_dilation = std::max(m.max_dilation, h);
+    // f.messages messages of f.bytes / f.messages bytes each, sent by f.src.
+    rank_time[f.src] += f.messages * (lat.t_inj + h * lat.t_hop) + (lat.bw > 0 ? f.bytes / lat.bw : 0.0);
+  }
+  m.mean_dilation = m.inter_node_bytes > 0 ? m.hop_bytes / m.inter_node_bytes : 0;
+  if (!rank_time.empty()) {
+    m.comm_time_max = *std::max_element(rank_time.begin(), rank_time.end());
+    m.comm_time_mean = std::accumulate(rank_time.begin(), rank_time.end(), 0.0) / static_cast<double>(rank_time.size());
+  }
+  const LinkLoadSummary loads = torus.summarize_loads(torus.link_loads(detail::node_flows(traffic, node_of)));
+  m.max_link_load = loads.max_load;
+  m.max_link_relative = loads.max_relative;
+  m.mean_link_relative = loads.mean_relative;
+  if (options.lower_bound) {
+    // The bound must hold for this mapping even if it was made elsewhere with
+    // more ranks per node or on other nodes than requested: widen to cover it.
+    std::vector<int> per_node(static_cast<size_t>(torus.nodes()), 0);
+    for (int a : node_of) ++per_node[a];
+    const int ppn = std::max(options.ppn > 0 ? options.ppn : node.cores(),
+                             *std::max_element(per_node.begin(), per_node.end()));
+    std::vector<int> nodes = options.nodes;
+    if (!nodes.empty()) {
+      std::vector<char> listed(static_cast<size_t>(torus.nodes()), 0);
+      for (int a : nodes) listed[a] = 1;
+      for (int a = 0; a < torus.nodes(); ++a)
+        if (used[a] && !listed[a]) nodes.push_back(a);
+    }
+    const LowerBound lb = cost_lower_bound(build_comm_graph(traffic, 0.0), torus, ppn, nodes);
+    m.lower_bound_hop_bytes = lb.hop_bytes;
+    m.lower_bound_weighted = lb.weighted;
+    auto gap = [](double v, double bound) { return bound > 0 ? v / bound - 1 : (v > 0 ? INFINITY : 0.0); };
+    m.gap_hop_bytes = gap(m.hop_bytes, lb.hop_bytes);
+    m.gap_weighted = gap(m.weighted_cost, lb.weighted);
+  }
+  return m;
+}
+
+}  // namespace rankmap

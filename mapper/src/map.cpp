@@ -1,0 +1,130 @@
+#include <algorithm>
+#include <numeric>
+
+#include "detail.hpp"
+#include "rankmap/mapper.hpp"
+#include "rankmap/text.hpp"
+
+namespace rankmap {
+
+// One line per algorithm; each lives in its own algo_*.cpp.
+Result<MapOutcome> map_block(const MapProblem&);
+Result<MapOutcome> map_round_robin(const MapProblem&);
+Result<MapOutcome> map_random(const MapProblem&);
+Result<MapOutcome> map_paper(const MapProblem&);
+Result<MapOutcome> map_scotch(const MapProblem&);
+Result<MapOutcome> map_rankmap(const MapProblem&);
+
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const std::vector<AlgorithmInfo> list = {
+      {"rankmap", "METIS/Scotch candidates, network-aware local search, best by cost and link load, hwloc cores", map_rankmap},
+      {"block", "ranks fill nodes in order, cores in rank order (launcher default)", map_block},
+      {"round-robin", "rank r on allocated node r mod N (launcher --map-by node)", map_round_robin},
+      {"random", "uniformly random slots (seeded)", map_random},
+      {"paper", "METIS k-way node groups placed in node order, then hwloc cores (published method)", map_paper},
+      {"scotch", "SCOTCH_graphMap onto the plain torusXD target, capacities enforced", map_scotch},
+  };
+  return list;
+}
+
+const AlgorithmInfo* find_algorithm(std::string_view name) {
+  for (const AlgorithmInfo& a : algorithms())
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
+Result<std::vector<int>> parse_node_list(const std::string& list, const Machine& machine) {
+  const int nn = machine.nodes();
+  std::vector<int> out;
+  std::vector<char> seen(static_cast<size_t>(nn), 0);
+  auto add = [&](int a, const std::string& word) -> Status {
+    if (a < 0 || a >= nn) return make_error("--nodes: node " + word + " outside the torus (0.." + std::to_string(nn - 1) + ")");
+    if (seen[a]) return make_error("--nodes: node " + word + " listed twice");
+    seen[a] = 1;
+    out.push_back(a);
+    return Ok{};
+  };
+  for (const std::string& raw : text::split(list, ',')) {
+    const std::string word(text::trim(raw));
+    if (word.empty()) return make_error("--nodes: empty entry in '" + list + "'");
+    const auto dash = word.find('-');
+    auto lo = text::parse_int(word.substr(0, dash));
+    auto hi = dash == std::string::npos ? lo : text::parse_int(word.substr(dash + 1));
+    if (lo && hi) {
+      if (*hi < *lo) return make_error("--nodes: empty range '" + word + "'");
+      for (long long a = *lo; a <= *hi; ++a)
+        if (auto st = add(static_cast<int>(std::min<long long>(a, nn)), std::to_string(a)); !st) return st.error();
+    } else {
+      const int a = machine.node_of_host(word);
+      if (a < 0) return make_error("--nodes: '" + word + "' is neither a node index nor a host name of the machine");
+      if (auto st = add(a, word); !st) return st.error();
+    }
+  }
+  if (out.empty()) return make_error("--nodes: no nodes listed");
+  return out;
+}
+
+Status MapProblem::check() const {
+  if (!graph || !traffic || !platform) return make_error("internal: incomplete map problem");
+  if (graph->vertices != traffic->ranks) return make_error("internal: graph and traffic disagree on ranks");
+  if (ppn < 1) return make_error("ranks per node must be at least 1");
+  if (ppn > platform->node.cores())
+    return make_error("--ppn " + std::to_string(ppn) + " exceeds the " + std::to_string(platform->node.cores()) +
+                      " cores of a node");
+  if (nodes.empty()) return make_error("no nodes allocated");
+  const long long slots = static_cast<long long>(nodes.size()) * ppn;
+  if (ranks() > slots)
+    return make_error(std::to_string(ranks()) + " ranks do not fit on " + std::to_string(nodes.size()) + " nodes x " +
+                      std::to_string(ppn) + " ranks per node (" + std::to_string(slots) + " slots)");
+  return Ok{};
+}
+
+Status check_placement(const std::vector<Placement>& placement, int ranks, const Platform& platform,
+                       const std::vector<int>& nodes, int ppn) {
+  if (static_cast<int>(placement.size()) != ranks) return make_error("placement has the wrong number of ranks");
+  std::vector<char> allocated(static_cast<size_t>(platform.torus.nodes()), 0);
+  for (int a : nodes) allocated[a] = 1;
+  std::vector<int> load(static_cast<size_t>(platform.torus.nodes()), 0);
+  std::vector<char> core_used(static_cast<size_t>(platform.torus.nodes()) * platform.node.cores(), 0);
+  for (int r = 0; r < ranks; ++r) {
+    const Placement& p = placement[r];
+    if (p.node < 0 || p.node >= platform.torus.nodes() || !allocated[p.node])
+      return make_error("rank " + std::to_string(r) + " placed on a node outside the allocation");
+    if (p.core < 0 || p.core >= platform.node.cores()) return make_error("rank " + std::to_string(r) + " on a missing core");
+    if (++load[p.node] > ppn) return make_error("node " + std::to_string(p.node) + " holds more than " + std::to_string(ppn) + " ranks");
+    char& c = core_used[static_cast<size_t>(p.node) * platform.node.cores() + p.core];
+    if (c) return make_error("two ranks share core " + std::to_string(p.core) + " of node " + std::to_string(p.node));
+    c = 1;
+  }
+  return Ok{};
+}
+
+Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, const MapOptions& options) {
+  const AlgorithmInfo* algo = find_algorithm(options.algorithm);
+  if (!algo) {
+    std::string names;
+    for (const auto& a : algorithms()) names += (names.empty() ? "" : ", ") + a.name;
+    return make_error("unknown algorithm '" + options.algorithm + "' (known: " + names + ")");
+  }
+  MapProblem problem;
+  const CommGraph graph = build_comm_graph(traffic, message_byte_equivalent(platform.latency));
+  problem.graph = &graph;
+  problem.traffic = &traffic;
+  problem.platform = &platform;
+  problem.nodes = options.nodes;
+  if (problem.nodes.empty()) {
+    problem.nodes.resize(static_cast<size_t>(platform.torus.nodes()));
+    std::iota(problem.nodes.begin(), problem.nodes.end(), 0);
+  }
+  problem.ppn = options.ppn > 0 ? options.ppn : platform.node.cores();
+  problem.seed = options.seed;
+  problem.progress = options.progress;
+  if (auto st = problem.check(); !st) return st.error();
+  auto outcome = algo->run(problem);
+  if (!outcome) return outcome.error();
+  if (auto st = check_placement(outcome->placement, problem.ranks(), platform, problem.nodes, problem.ppn); !st)
+    return make_error("internal: algorithm '" + algo->name + "' broke an invariant: " + st.error().message);
+  return outcome;
+}
+
+}  // namespace rankmap

@@ -1,0 +1,215 @@
+#include <algorithm>
+#include <numeric>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of) {
+  double cost = 0;
+  for (int u = 0; u < graph.vertices; ++u)
+    for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e)
+      if (u < graph.adjncy[e]) cost += graph.weight[e] * torus.weighted_distance(node_of[u], node_of[graph.adjncy[e]]);
+  return cost;
+}
+
+std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of) {
+  std::vector<NodeFlow> flows;
+  flows.reserve(traffic.flows.size());
+  for (const Flow& f : traffic.flows) {
+    const int a = node_of[f.src], b = node_of[f.dst];
+    if (a != b && f.bytes > 0) flows.push_back(NodeFlow{a, b, f.bytes});
+  }
+  std::sort(flows.begin(), flows.end(),
+            [](const NodeFlow& x, const NodeFlow& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
+  size_t out = 0;
+  for (size_t i = 0; i < flows.size();) {
+    NodeFlow f = flows[i++];
+    while (i < flows.size() && flows[i].src == f.src && flows[i].dst == f.dst) f.bytes += flows[i++].bytes;
+    flows[out++] = f;
+  }
+  flows.resize(out);
+  return flows;
+}
+
+NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std::vector<int>& node_of) {
+  NetworkScore s;
+  auto flows = node_flows(traffic, node_of);
+  for (const NodeFlow& f : flows) s.weighted_cost += f.bytes * torus.weighted_distance(f.src, f.dst);
+  s.max_link_relative = torus.summarize_loads(torus.link_loads(flows)).max_relative;
+  return s;
+}
+
+namespace {
+
+constexpr double kMinGain = 1e-9;  // relative to the edge weights: ignore rounding-level "gains"
+
+// Sum over v's edges of w x (distance from `to` - distance from `from`) with
+// v's neighbours where `node_of` puts them: the cost change of moving v alone.
+double move_delta(const CommGraph& g, const Torus& t, const std::vector<int>& node_of, int v, int from, int to) {
+  double d = 0;
+  for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+    const int q = node_of[g.adjncy[e]];
+    d += g.weight[e] * (t.weighted_distance(to, q) - t.weighted_distance(from, q));
+  }
+  return d;
+}
+
+double edge_weight(const CommGraph& g, int u, int v) {
+  const auto* b = g.adjncy.data() + g.xadj[u];
+  const auto* e = g.adjncy.data() + g.xadj[u + 1];
+  const auto* it = std::lower_bound(b, e, v);
+  return (it != e && *it == v) ? g.weight[g.xadj[u] + (it - b)] : 0.0;
+}
+
+// The nodes v is most attached to (by edge weight), v's own node excluded, at most `limit`.
+void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, int limit,
+                    std::vector<std::pair<double, int>>& out) {
+  out.clear();
+  for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) out.push_back({g.weight[e], node_of[g.adjncy[e]]});
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.second < b.second; });
+  size_t k = 0;
+  for (size_t i = 0; i < out.size();) {
+    auto p = out[i++];
+    while (i < out.size() && out[i].second == p.second) p.first += out[i++].first;
+    if (p.second != node_of[v]) out[k++] = p;
+  }
+  out.resize(k);
+  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+  if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
+}
+
+// Swaps of whole node contents (groups), on the contracted graph. Candidate
+// places for group g: the nodes of its heaviest partners and their torus
+// neighbours; a place may be free (allocated but empty).
+bool refine_groups(const CommGraph& graph, const Torus& torus, const std::vector<char>& allocated,
+                   std::vector<int>& node_of, int passes) {
+  // Groups = current node contents; group id = node index (dense enough, and
+  // free nodes are simply groups without vertices).
+  const int nn = torus.nodes();
+  CommGraph q = contract(graph, node_of, nn);
+  std::vector<int> pos(static_cast<size_t>(nn)), occ(static_cast<size_t>(nn));
+  std::iota(pos.begin(), pos.end(), 0);
+  std::iota(occ.begin(), occ.end(), 0);  // occ[node] = group there
+  std::vector<char> empty(static_cast<size_t>(nn), 1);
+  for (int a : node_of) empty[a] = 0;
+  std::vector<std::pair<double, int>> att;
+  std::vector<int> cand;
+  bool any = false;
+  const double tol = kMinGain * (q.total_weight() / static_cast<double>(std::max<std::int64_t>(1, q.edges())) + 1);
+  for (int pass = 0; pass < passes; ++pass) {
+    int moves = 0;
+    for (int g = 0; g < nn; ++g) {
+      if (empty[g] || q.xadj[g] == q.xadj[g + 1]) continue;
+      const int a = pos[g];
+      attached_nodes(q, pos, g, 4, att);
+      cand.clear();
+      for (auto [w, b] : att) {
+        cand.push_back(b);
+        for (int d = 0; d < torus.dims(); ++d)
+          for (Direction dir : {Direction::plus, Direction::minus}) {
+            const int c = torus.neighbor(b, d, dir);
+            if (c >= 0) cand.push_back(c);
+          }
+      }
+      std::sort(cand.begin(), cand.end());
+      cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+      double best = -tol;
+      int best_b = -1;
+      for (int b : cand) {
+        if (b == a || !allocated[b]) continue;
+        const int h = occ[b];
+        double delta = move_delta(q, torus, pos, g, a, b);
+        if (!empty[h]) {
+          delta += move_delta(q, torus, pos, h, b, a);
+          // The g-h edge keeps its length, but both deltas above counted it as shortened.
+          delta += 2 * edge_weight(q, g, h) * torus.weighted_distance(a, b);
+        }
+        if (delta < best) {
+          best = delta;
+          best_b = b;
+        }
+      }
+      if (best_b >= 0) {
+        const int h = occ[best_b];
+        std::swap(pos[g], pos[h]);
+        occ[a] = h;
+        occ[best_b] = g;
+        ++moves;
+      }
+    }
+    if (moves == 0) break;
+    any = true;
+  }
+  if (any)
+    for (int& a : node_of) a = pos[a];  // group id == original node
+  return any;
+}
+
+bool refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<char>& allocated, int ppn,
+                  std::vector<int>& node_of, int passes) {
+  const int nn = torus.nodes();
+  std::vector<std::vector<int>> members(static_cast<size_t>(nn));
+  for (int v = 0; v < g.vertices; ++v) members[node_of[v]].push_back(v);
+  std::vector<std::pair<double, int>> att;
+  const double tol = kMinGain * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
+  bool any = false;
+  for (int pass = 0; pass < passes; ++pass) {
+    int moves = 0;
+    for (int r = 0; r < g.vertices; ++r) {
+      const int a = node_of[r];
+      attached_nodes(g, node_of, r, 3, att);
+      double best = -tol;
+      int best_b = -1, best_s = -1;
+      for (auto [w, b] : att) {
+        if (!allocated[b]) continue;
+        const double dr = move_delta(g, torus, node_of, r, a, b);
+        if (static_cast<int>(members[b].size()) < ppn && dr < best) {
+          best = dr;
+          best_b = b;
+          best_s = -1;
+        }
+        for (int s : members[b]) {
+          const double delta = dr + move_delta(g, torus, node_of, s, b, a) +
+                               2 * edge_weight(g, r, s) * torus.weighted_distance(a, b);
+          if (delta < best) {
+            best = delta;
+            best_b = b;
+            best_s = s;
+          }
+        }
+      }
+      if (best_b < 0) continue;
+      auto& ma = members[a];
+      ma.erase(std::find(ma.begin(), ma.end(), r));
+      members[best_b].push_back(r);
+      node_of[r] = best_b;
+      if (best_s >= 0) {
+        auto& mb = members[best_b];
+        mb.erase(std::find(mb.begin(), mb.end(), best_s));
+        ma.push_back(best_s);
+        node_of[best_s] = a;
+      }
+      ++moves;
+    }
+    if (moves == 0) break;
+    any = true;
+  }
+  return any;
+}
+
+}  // namespace
+
+void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+            std::vector<int>& node_of, int passes) {
+  std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
+  for (int a : nodes) allocated[a] = 1;
+  // Alternate the two levels: group swaps open room for rank swaps and back.
+  for (int round = 0; round < 3; ++round) {
+    const bool g = refine_groups(graph, torus, allocated, node_of, passes);
+    const bool r = refine_ranks(graph, torus, allocated, ppn, node_of, passes);
+    if (!g && !r) break;
+  }
+}
+
+}  // namespace rankmap::detail
