@@ -1,0 +1,203 @@
+// The mapping algorithms: capacities, determinism, edge cases, optimality on
+// a matching stencil, and the default's guarantee against paper and scotch.
+#include <catch2/catch.hpp>
+
+#include <set>
+
+#include "rankmap/mapper.hpp"
+
+using namespace rankmap;
+
+namespace {
+
+Platform platform_of(const std::string& line) {
+  auto m = parse_machine(line);
+  REQUIRE(m.ok());
+  auto p = Platform::from_machine(*m);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+Traffic synth_traffic(const std::string& pattern, int ranks, std::uint64_t seed = 1, std::vector<int> shape = {}) {
+  SynthSpec s;
+  s.pattern = pattern;
+  s.ranks = ranks;
+  s.seed = seed;
+  s.shape = shape;
+  auto p = synthesize(s);
+  REQUIRE(p.ok());
+  auto t = traffic_from_profile(*p, CollectiveModel::model);
+  REQUIRE(t.ok());
+  return std::move(*t);
+}
+
+std::vector<Placement> run(const Traffic& t, const Platform& pf, const std::string& algo, int ppn = 0,
+                           std::vector<int> nodes = {}, std::uint64_t seed = 1) {
+  MapOptions o;
+  o.algorithm = algo;
+  o.ppn = ppn;
+  o.nodes = nodes;
+  o.seed = seed;
+  auto r = map_ranks(t, pf, o);
+  INFO(algo << ": " << (r.ok() ? "" : r.error().message));
+  REQUIRE(r.ok());
+  return r->placement;
+}
+
+std::vector<int> all_nodes(int n) {
+  std::vector<int> all(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) all[i] = i;
+  return all;
+}
+
+Metrics metrics(const Traffic& t, const Platform& pf, const std::vector<Placement>& pl, int ppn) {
+  auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, true});
+  REQUIRE(m.ok());
+  return *m;
+}
+
+}  // namespace
+
+TEST_CASE("algorithms: registry") {
+  REQUIRE(algorithms().front().name == default_algorithm());
+  std::set<std::string> names;
+  for (const auto& a : algorithms()) names.insert(a.name);
+  CHECK(names == std::set<std::string>{"rankmap", "block", "round-robin", "random", "paper", "scotch"});
+  CHECK(find_algorithm("scotch") != nullptr);
+  CHECK(find_algorithm("metis") == nullptr);
+}
+
+TEST_CASE("algorithms: block and round-robin are what launchers do") {
+  const Platform pf = platform_of("torus=4 node=core:4");
+  const Traffic t = synth_traffic("ring", 6);
+  CHECK(run(t, pf, "block", 2) == std::vector<Placement>{{0, 0}, {0, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}});
+  CHECK(run(t, pf, "round-robin", 2) == std::vector<Placement>{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1}});
+  CHECK(run(t, pf, "block", 2, {3, 1, 2}) == std::vector<Placement>{{3, 0}, {3, 1}, {1, 0}, {1, 1}, {2, 0}, {2, 1}});
+}
+
+TEST_CASE("algorithms: capacities always respected, every algorithm, random inputs") {
+  const Platform pf = platform_of("torus=4x3x2 links=2x1x1 node=package:2,core:3");
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    for (int ranks : {1, 5, 37, 72}) {
+      const Traffic t = ranks > 6 ? synth_traffic("random", ranks, seed) : synth_traffic("ring", ranks);
+      for (const auto& a : algorithms())
+        for (int ppn : {1, 3, 6}) {
+          if (ranks > 24 * ppn) continue;
+          INFO(a.name << " ranks " << ranks << " ppn " << ppn << " seed " << seed);
+          const auto pl = run(t, pf, a.name, ppn, {}, seed);
+          CHECK(check_placement(pl, ranks, pf, all_nodes(24), ppn).ok());
+        }
+    }
+  }
+}
+
+TEST_CASE("algorithms: a node subset from the allocation is honoured") {
+  const Platform pf = platform_of("torus=4x4 node=core:4");
+  const Traffic t = synth_traffic("stencil2d", 24);
+  const std::vector<int> nodes = {15, 2, 7, 8, 11, 12};
+  for (const auto& a : algorithms()) {
+    INFO(a.name);
+    const auto pl = run(t, pf, a.name, 4, nodes);
+    CHECK(check_placement(pl, 24, pf, nodes, 4).ok());
+  }
+}
+
+TEST_CASE("algorithms: deterministic for a seed") {
+  const Platform pf = platform_of("torus=4x2x2 node=package:2,core:2");
+  const Traffic t = synth_traffic("random", 60, 3);
+  for (const auto& a : algorithms()) {
+    INFO(a.name);
+    CHECK(run(t, pf, a.name, 4, {}, 11) == run(t, pf, a.name, 4, {}, 11));
+  }
+  CHECK_FALSE(run(t, pf, "random", 4, {}, 11) == run(t, pf, "random", 4, {}, 12));
+}
+
+TEST_CASE("algorithms: one group, one rank per group, fewer ranks than slots") {
+  const Platform pf = platform_of("torus=4x4 node=core:8");
+  // All ranks fit on one node: METIS would be asked for nparts = 1.
+  const Traffic small = synth_traffic("ring", 6);
+  for (const char* a : {"paper", "rankmap"}) {
+    const auto pl = run(small, pf, a, 8);
+    std::set<int> used;
+    for (const auto& p : pl) used.insert(p.node);
+    CHECK(used.size() == 1);
+  }
+  // ppn 1: nparts == vertices.
+  const Traffic ring = synth_traffic("ring", 16);
+  for (const char* a : {"paper", "rankmap", "scotch"}) CHECK(check_placement(run(ring, pf, a, 1), 16, pf, all_nodes(16), 1).ok());
+}
+
+TEST_CASE("algorithms: refuses more ranks than slots and ppn above the cores") {
+  const Platform pf = platform_of("torus=2x2 node=core:2");
+  const Traffic t = synth_traffic("ring", 9);
+  MapOptions o;
+  auto r = map_ranks(t, pf, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "9 ranks do not fit on 4 nodes x 2 ranks per node (8 slots)");
+  o.ppn = 3;
+  r = map_ranks(synth_traffic("ring", 4), pf, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "--ppn 3 exceeds the 2 cores of a node");
+  o.ppn = 0;
+  o.algorithm = "magic";
+  r = map_ranks(synth_traffic("ring", 4), pf, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK_THAT(r.error().message, Catch::Contains("unknown algorithm 'magic'"));
+}
+
+TEST_CASE("algorithms: a torus-shaped stencil, one rank per node, is mapped to the optimum") {
+  // 4x4x4 7-point stencil with a scrambled rank order on a 4x4x4 torus: the
+  // optimum puts every pair on neighbouring nodes, hop-bytes = bytes, which
+  // is also the lower bound.
+  const Platform pf = platform_of("torus=4x4x4 node=core:1");
+  for (std::uint64_t seed : {1, 2}) {
+    const Traffic t = synth_traffic("stencil3d-shuffled", 64, seed);
+    const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 1, {}, seed), 1);
+    CHECK(m.lower_bound_hop_bytes == t.total_bytes());
+    CHECK(m.hop_bytes == m.lower_bound_hop_bytes);
+    CHECK(m.gap_hop_bytes == 0);
+  }
+}
+
+TEST_CASE("algorithms: the default is never worse than paper or scotch on cost and link load") {
+  struct Case {
+    const char* machine;
+    const char* pattern;
+    int ranks;
+    int ppn;
+  };
+  const Case cases[] = {
+      {"desmos", "stencil3d", 128, 4},   {"desmos", "stencil27", 128, 4},      {"desmos", "random", 128, 4},
+      {"desmos", "ring", 100, 4},        {"torus=4x4x2 links=2x1x1 node=package:2,core:2", "stencil2d", 128, 4},
+      {"torus=4x4x2 links=2x1x1 node=package:2,core:2", "stencil3d-shuffled", 120, 4},
+  };
+  for (const Case& c : cases) {
+    INFO(c.machine << " " << c.pattern);
+    const Platform pf = platform_of(c.machine);
+    const Traffic t = synth_traffic(c.pattern, c.ranks);
+    const Metrics best = metrics(t, pf, run(t, pf, "rankmap", c.ppn), c.ppn);
+    for (const char* other : {"paper", "scotch"}) {
+      INFO(other);
+      const Metrics m = metrics(t, pf, run(t, pf, other, c.ppn), c.ppn);
+      CHECK(best.weighted_cost <= m.weighted_cost * (1 + 1e-12));
+      CHECK(best.max_link_relative <= m.max_link_relative * (1 + 1e-12));
+    }
+    const Metrics block = metrics(t, pf, run(t, pf, "block", c.ppn), c.ppn);
+    CHECK(best.weighted_cost >= best.lower_bound_weighted * (1 - 1e-12));
+    CHECK(block.weighted_cost >= block.lower_bound_weighted * (1 - 1e-12));
+  }
+}
+
+TEST_CASE("algorithms: intra-node placement keeps heavy pairs in one package") {
+  // Two packages of two cores; ranks 0-3 on one node. Pairs {0,3} and {1,2}
+  // talk heavily, so each pair must share a package: no heavy bytes cross.
+  const Platform pf = platform_of("torus=2 node=package:2,core:2");
+  Traffic t;
+  t.ranks = 4;
+  t.flows = {{0, 1, 1, 1}, {0, 3, 1, 1000}, {1, 2, 1, 1000}, {2, 3, 1, 1}};
+  const auto pl = run(t, pf, "paper", 4);
+  const Metrics m = metrics(t, pf, pl, 4);
+  CHECK(m.cross_package_bytes == 2);
+  const Metrics block = metrics(t, pf, run(t, pf, "block", 4), 4);
+  CHECK(block.cross_package_bytes == 2000);
+}

@@ -1,0 +1,131 @@
+// The evaluator on cases small enough to compute by hand, and the lower bound
+// against brute force.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "rankmap/mapper.hpp"
+
+using namespace rankmap;
+
+namespace {
+
+Platform platform_of(const std::string& line) {
+  auto m = parse_machine(line);
+  REQUIRE(m.ok());
+  auto p = Platform::from_machine(*m);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+Traffic traffic_of(int ranks, std::vector<Flow> flows) {
+  Traffic t;
+  t.ranks = ranks;
+  t.flows = std::move(flows);
+  REQUIRE(t.check().ok());
+  return t;
+}
+
+}  // namespace
+
+TEST_CASE("evaluate: every metric on a ring of four doubled links") {
+  // Ring of 4 nodes, every link doubled (capacity 2 GB/s per direction), two
+  // packages of two cores per node.
+  const Platform pf = platform_of("torus=4 links=2 node=package:2,core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // 0->1 stays on node 0 but crosses packages; 1->2 goes node 0 -> node 2
+  // (half the ring: the tie goes +, over 0->1->2); 0->3 goes node 0 -> node 1.
+  const Traffic t = traffic_of(4, {{0, 1, 1, 100}, {0, 3, 1, 50}, {1, 2, 2, 200}});
+  const std::vector<Placement> placement = {{0, 0}, {0, 2}, {2, 0}, {1, 0}};
+  EvaluateOptions opt;
+  opt.ppn = 2;
+  auto m = evaluate(t, placement, pf, opt);
+  REQUIRE(m.ok());
+  CHECK(m->ranks == 4);
+  CHECK(m->nodes_used == 3);
+  CHECK(m->total_bytes == 350);
+  CHECK(m->intra_node_bytes == 100);
+  CHECK(m->cross_package_bytes == 100);
+  CHECK(m->inter_node_bytes == 250);
+  CHECK(m->hop_bytes == 450);             // 200 x 2 + 50 x 1
+  CHECK(m->weighted_cost == Approx(225)); // every hop costs 1/2
+  CHECK(m->mean_dilation == Approx(1.8));
+  CHECK(m->max_dilation == 2);
+  CHECK(m->max_link_load == 250);         // link 0->1 carries both flows
+  CHECK(m->max_link_relative == Approx(250 / 2e9));
+  CHECK(m->mean_link_relative == Approx(450 / 2e9 / 8));
+  // Rank 1: 2 messages x (1 us + 2 x 100 ns) + 200 B / 1 GB/s.
+  CHECK(m->comm_time_max == Approx(2.6e-6));
+  CHECK(m->comm_time_mean == Approx((2.6e-6 + 1.15e-6) / 4));
+  // Bound: rank 0 keeps its 100 B partner on-node and has the 50 B one a hop
+  // away; rank 1 keeps 200 B on-node and has 100 B a hop away: (50 + 100) / 2.
+  CHECK(m->lower_bound_hop_bytes == Approx(75));
+  CHECK(m->lower_bound_weighted == Approx(37.5));
+  CHECK(m->gap_hop_bytes == Approx(450.0 / 75 - 1));
+}
+
+TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine") {
+  const Platform pf = platform_of("torus=4 node=core:2");
+  const Traffic t = traffic_of(2, {{0, 1, 1, 10}});
+  CHECK_FALSE(evaluate(t, {{0, 0}}, pf).ok());
+  CHECK_FALSE(evaluate(t, {{0, 0}, {4, 0}}, pf).ok());
+  CHECK_FALSE(evaluate(t, {{0, 0}, {1, 2}}, pf).ok());
+}
+
+TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
+  // All placements of 6 ranks onto a 3x2 torus with one rank per node,
+  // random weights: the bound must not exceed the best one.
+  const Platform pf = platform_of("torus=3x2 links=2x1 node=core:1");
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    std::vector<Flow> flows;
+    std::uint64_t x = seed * 2654435761u;
+    for (int a = 0; a < 6; ++a)
+      for (int b = a + 1; b < 6; ++b) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        if ((x >> 60) % 3 != 0) flows.push_back({a, b, 1, static_cast<double>((x >> 33) % 1000 + 1)});
+      }
+    const Traffic t = traffic_of(6, flows);
+    std::vector<int> perm(6);
+    std::iota(perm.begin(), perm.end(), 0);
+    double best_hb = 1e300, best_w = 1e300;
+    do {
+      std::vector<Placement> pl;
+      for (int r = 0; r < 6; ++r) pl.push_back({perm[r], 0});
+      auto m = evaluate(t, pl, pf, EvaluateOptions{1, {}, false});
+      REQUIRE(m.ok());
+      best_hb = std::min(best_hb, m->hop_bytes);
+      best_w = std::min(best_w, m->weighted_cost);
+    } while (std::next_permutation(perm.begin(), perm.end()));
+    const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {});
+    CHECK(lb.hop_bytes <= best_hb + 1e-9);
+    CHECK(lb.weighted <= best_w + 1e-9);
+    CHECK(lb.hop_bytes > 0);
+  }
+  // A ring on a ring, one rank per node: every rank has its two partners at
+  // distance 1, which the identity achieves: bound == optimum.
+  const Platform ring = platform_of("torus=8 node=core:1");
+  std::vector<Flow> flows;
+  for (int r = 0; r < 8; ++r) flows.push_back({r, (r + 1) % 8, 1, 10});
+  const Traffic t = traffic_of(8, [&] {
+    std::sort(flows.begin(), flows.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+    return flows;
+  }());
+  std::vector<Placement> identity;
+  for (int r = 0; r < 8; ++r) identity.push_back({r, 0});
+  auto m = evaluate(t, identity, ring, EvaluateOptions{1, {}, true});
+  REQUIRE(m.ok());
+  CHECK(m->hop_bytes == 80);
+  CHECK(m->lower_bound_hop_bytes == 80);
+  CHECK(m->gap_hop_bytes == 0);
+}
+
+TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") {
+  // Mesh of 4 in a line, allocation {0, 3}: the only other allocated node is
+  // 3 hops away, so a pair split across nodes costs at least 3 hops.
+  const Platform pf = platform_of("torus=4 wrap=0 node=core:1");
+  const Traffic t = traffic_of(2, {{0, 1, 1, 10}});
+  const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {0, 3});
+  CHECK(lb.hop_bytes == 30);
+  const LowerBound all = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {});
+  CHECK(all.hop_bytes == 10);
+}
