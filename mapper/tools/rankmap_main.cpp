@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -140,8 +141,11 @@ struct Common {
 int run_map(const Common& o) {
   Clock clock;
   const bool progress = !o.quiet;
-  Machine machine = take(load_machine(o.machine), "--machine");
-  Platform platform = take(Platform::from_machine(machine), "--machine");
+  // A machine file's errors already say file:line; a one-line description's
+  // are named after the option.
+  const std::string machine_where = std::ifstream(o.machine).good() ? o.machine : "--machine";
+  Machine machine = take(load_machine(o.machine), machine_where);
+  Platform platform = take(Platform::from_machine(machine), machine_where);
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
   MapOptions opt;
   opt.algorithm = o.algorithm;
