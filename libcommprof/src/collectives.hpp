@@ -9,6 +9,23 @@
 
 namespace commprof {
 
+// Rooted/reduction collective counts of one communicator. Owned by the
+// runtime, not by the communicator, so they survive MPI_Comm_free until
+// finalize. Only the member with rank 0 keeps the member list; the others
+// name the communicator by a hash of it (sizes of everything stay O(P) in total).
+struct CommStats {
+  struct Entry {
+    std::uint8_t op;
+    int root;
+    std::uint64_t calls;
+    std::uint64_t bytes;
+  };
+  std::uint64_t members_hash = 0;
+  int size = 0;
+  std::vector<int> members;  // world ranks in communicator order, on its rank 0 only
+  std::vector<Entry> entries;
+};
+
 // Cached as an attribute on each communicator (and window) the first time it
 // carries counted traffic; freed by MPI with the communicator, so a reused
 // handle starts clean.
@@ -20,6 +37,7 @@ struct CommInfo {
   std::vector<int> world;      // world rank of each rank, -1 if outside MPI_COMM_WORLD
   int topology = MPI_UNDEFINED;  // MPI_CART, MPI_GRAPH, MPI_DIST_GRAPH or MPI_UNDEFINED
   std::vector<int> out_neighbors;  // communicator ranks that neighbourhood sends go to, in MPI order
+  CommStats* stats = nullptr;      // intracommunicators only
 
   int world_of(int rank) const {
     if (identity) return rank;

@@ -180,4 +180,94 @@ void on_neighbor_v_init(MPI_Request, MPI_Comm, const Count sendcounts[], MPI_Dat
 template <class Count>
 void on_neighbor_w_init(MPI_Request, MPI_Comm, const Count sendcounts[], const MPI_Datatype sendtypes[]);
 
+// Rooted and reduction collectives, recorded per communicator, operation and
+// root. Each rank adds the payload as far as its own arguments describe it;
+// finalize keeps the largest view per record (the root's for v-variants).
+enum class Coll : std::uint8_t {
+  bcast, reduce, allreduce, scan, exscan, barrier, gather, gatherv, scatter, scatterv,
+  allgather, allgatherv, reduce_scatter, reduce_scatter_block, count_
+};
+const char* coll_name(Coll op);
+
+template <class Count>
+inline std::uint64_t bytes_of(Count count, MPI_Datatype type) {
+  return static_cast<std::uint64_t>(count) * type_size(type);
+}
+void on_collective(MPI_Comm comm, Coll op, int root, std::uint64_t bytes);
+// Number of ranks in comm and whether this rank is `root` there.
+int coll_comm_size(MPI_Comm comm, int root, bool* is_root);
+
+template <class Count>
+void coll_gather(MPI_Comm comm, int root, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                 Count recvcount, MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, root, &is_root);
+  // The root's receive arguments describe every block (and are the only ones
+  // that count with MPI_IN_PLACE); elsewhere the send block is one of n equal ones.
+  const std::uint64_t block = is_root || sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
+  on_collective(comm, Coll::gather, root, block * static_cast<std::uint64_t>(n));
+}
+template <class Count>
+void coll_gatherv(MPI_Comm comm, int root, const void* sendbuf, Count sendcount, MPI_Datatype sendtype,
+                  const Count recvcounts[], MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, root, &is_root);
+  std::uint64_t total = 0;
+  if (is_root) {
+    for (int i = 0; i < n; ++i) total += bytes_of(recvcounts[i], recvtype);
+  } else if (sendbuf != MPI_IN_PLACE) {
+    total = bytes_of(sendcount, sendtype);  // a lower bound; the root's view wins
+  }
+  on_collective(comm, Coll::gatherv, root, total);
+}
+template <class Count>
+void coll_scatter(MPI_Comm comm, int root, Count sendcount, MPI_Datatype sendtype, const void* recvbuf,
+                  Count recvcount, MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, root, &is_root);
+  const std::uint64_t block = is_root || recvbuf == MPI_IN_PLACE ? bytes_of(sendcount, sendtype) : bytes_of(recvcount, recvtype);
+  on_collective(comm, Coll::scatter, root, block * static_cast<std::uint64_t>(n));
+}
+template <class Count>
+void coll_scatterv(MPI_Comm comm, int root, const Count sendcounts[], MPI_Datatype sendtype, const void* recvbuf,
+                   Count recvcount, MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, root, &is_root);
+  std::uint64_t total = 0;
+  if (is_root) {
+    for (int i = 0; i < n; ++i) total += bytes_of(sendcounts[i], sendtype);
+  } else if (recvbuf != MPI_IN_PLACE) {
+    total = bytes_of(recvcount, recvtype);
+  }
+  on_collective(comm, Coll::scatterv, root, total);
+}
+template <class Count>
+void coll_allgather(MPI_Comm comm, Count recvcount, MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, -1, &is_root);
+  on_collective(comm, Coll::allgather, -1, bytes_of(recvcount, recvtype) * static_cast<std::uint64_t>(n));
+}
+template <class Count>
+void coll_allgatherv(MPI_Comm comm, const Count recvcounts[], MPI_Datatype recvtype) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, -1, &is_root);
+  std::uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += bytes_of(recvcounts[i], recvtype);
+  on_collective(comm, Coll::allgatherv, -1, total);
+}
+template <class Count>
+void coll_reduce_scatter(MPI_Comm comm, const Count recvcounts[], MPI_Datatype type) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, -1, &is_root);
+  std::uint64_t total = 0;
+  for (int i = 0; i < n; ++i) total += bytes_of(recvcounts[i], type);
+  on_collective(comm, Coll::reduce_scatter, -1, total);
+}
+template <class Count>
+void coll_reduce_scatter_block(MPI_Comm comm, Count recvcount, MPI_Datatype type) {
+  bool is_root = false;
+  const int n = coll_comm_size(comm, -1, &is_root);
+  on_collective(comm, Coll::reduce_scatter_block, -1, bytes_of(recvcount, type) * static_cast<std::uint64_t>(n));
+}
+
 }  // namespace commprof

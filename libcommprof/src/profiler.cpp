@@ -58,6 +58,9 @@ struct Runtime {
   // neighbourhood collectives): what one Start of the request sends.
   std::mutex plans_mutex;
   std::unordered_map<MPI_Request, std::vector<PlannedSend>> plans;
+
+  // Collective statistics of every intracommunicator seen (under info_mutex).
+  std::vector<std::unique_ptr<CommStats>> comm_stats;
 };
 
 Runtime& rt() {
@@ -164,7 +167,22 @@ CommInfo* build_comm_info(MPI_Comm comm) {
   }
   info->world = world_ranks_of(group, info->size, &info->identity);
   PMPI_Group_free(&group);
-  if (!info->inter) info->out_neighbors = out_neighbors_of(comm, &info->topology);
+  if (!info->inter) {
+    info->out_neighbors = out_neighbors_of(comm, &info->topology);
+    auto stats = std::make_unique<CommStats>();
+    stats->size = info->size;
+    // FNV-1a over the members' world ranks: equal on every member.
+    std::uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < info->size; ++i) {
+      h ^= static_cast<std::uint32_t>(info->world_of(i));
+      h *= 1099511628211ull;
+    }
+    stats->members_hash = h;
+    if (info->my_rank == 0)
+      for (int i = 0; i < info->size; ++i) stats->members.push_back(info->world_of(i));
+    info->stats = stats.get();
+    rt().comm_stats.push_back(std::move(stats));
+  }
   return info.release();
 }
 
@@ -206,6 +224,38 @@ int translate_win(MPI_Win win, int rank) {
     }
   }
   return static_cast<CommInfo*>(value)->world_of(rank);
+}
+
+const char* coll_name(Coll op) {
+  static const char* const names[] = {"bcast",     "reduce",    "allreduce",      "scan",
+                                      "exscan",    "barrier",   "gather",         "gatherv",
+                                      "scatter",   "scatterv",  "allgather",      "allgatherv",
+                                      "reduce_scatter", "reduce_scatter_block"};
+  static_assert(sizeof names / sizeof names[0] == static_cast<size_t>(Coll::count_), "one name per operation");
+  return names[static_cast<size_t>(op)];
+}
+
+int coll_comm_size(MPI_Comm comm, int root, bool* is_root) {
+  const CommInfo& info = comm_info(comm);
+  *is_root = !info.inter && info.my_rank == root;
+  return info.size;
+}
+
+void on_collective(MPI_Comm comm, Coll op, int root, std::uint64_t bytes) {
+  const CommInfo& info = comm_info(comm);
+  // Intercommunicator collectives (MPI_ROOT / MPI_PROC_NULL roots, two
+  // groups) are not recorded: see docs/profiler.md.
+  if (info.inter || info.stats == nullptr) return;
+  // MPI forbids concurrent collectives on one communicator, so its stats
+  // need no lock; different communicators have different stats.
+  for (CommStats::Entry& e : info.stats->entries) {
+    if (e.op == static_cast<std::uint8_t>(op) && e.root == root) {
+      ++e.calls;
+      e.bytes += bytes;
+      return;
+    }
+  }
+  info.stats->entries.push_back({static_cast<std::uint8_t>(op), root, 1, bytes});
 }
 
 std::uint64_t type_size_slow(MPI_Datatype type) {
@@ -378,6 +428,79 @@ std::vector<WireCount> gather_counts(const std::vector<WireCount>& mine, std::ve
   return all;
 }
 
+// Collective records: each rank merges its communicators with equal
+// membership (dups), sends [hash, size, n_entries, n_members, entries...,
+// members...] as int64, and rank 0 keeps, per record, the largest count and
+// payload any member saw (the root's view for the v-variants; all members
+// make the same number of calls).
+void gather_collectives(rankmap::Profile* profile) {
+  Runtime& r = rt();
+  struct Merged {
+    int size = 0;
+    std::vector<int> members;
+    std::map<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>> entries;  // (op, root) -> (calls, bytes)
+  };
+  std::map<std::uint64_t, Merged> mine;
+  {
+    std::lock_guard<std::mutex> lock(r.info_mutex);
+    for (const auto& s : r.comm_stats) {
+      if (s->entries.empty()) continue;
+      Merged& m = mine[s->members_hash];
+      m.size = s->size;
+      if (!s->members.empty()) m.members = s->members;
+      for (const CommStats::Entry& e : s->entries) {
+        auto& v = m.entries[{e.op, e.root}];
+        v.first += e.calls;
+        v.second += e.bytes;
+      }
+    }
+  }
+  std::vector<std::int64_t> wire;
+  for (const auto& [hash, m] : mine) {
+    wire.insert(wire.end(), {static_cast<std::int64_t>(hash), m.size, static_cast<std::int64_t>(m.entries.size()),
+                             static_cast<std::int64_t>(m.members.size())});
+    for (const auto& [key, v] : m.entries)
+      wire.insert(wire.end(), {key.first, key.second, static_cast<std::int64_t>(v.first), static_cast<std::int64_t>(v.second)});
+    wire.insert(wire.end(), m.members.begin(), m.members.end());
+  }
+  const MPI_Count n = static_cast<MPI_Count>(wire.size());
+  std::vector<MPI_Count> counts(r.world_rank == 0 ? static_cast<size_t>(r.world_size) : 0);
+  PMPI_Gather(&n, 1, MPI_COUNT, counts.data(), 1, MPI_COUNT, 0, MPI_COMM_WORLD);
+  std::vector<MPI_Aint> displs(counts.size());
+  MPI_Aint total = 0;
+  for (size_t i = 0; i < counts.size(); ++i) displs[i] = total, total += static_cast<MPI_Aint>(counts[i]);
+  std::vector<std::int64_t> all(static_cast<size_t>(total) + 1);
+  PMPI_Gatherv_c(wire.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, 0, MPI_COMM_WORLD);
+  if (r.world_rank != 0) return;
+
+  std::map<std::uint64_t, Merged> job;
+  for (size_t at = 0; at < static_cast<size_t>(total);) {
+    Merged& m = job[static_cast<std::uint64_t>(all[at])];
+    m.size = static_cast<int>(all[at + 1]);
+    const auto n_entries = static_cast<size_t>(all[at + 2]), n_members = static_cast<size_t>(all[at + 3]);
+    at += 4;
+    for (size_t i = 0; i < n_entries; ++i, at += 4) {
+      auto& v = m.entries[{static_cast<int>(all[at]), static_cast<int>(all[at + 1])}];
+      v.first = std::max(v.first, static_cast<std::uint64_t>(all[at + 2]));
+      v.second = std::max(v.second, static_cast<std::uint64_t>(all[at + 3]));
+    }
+    if (n_members) m.members.assign(all.begin() + static_cast<std::ptrdiff_t>(at), all.begin() + static_cast<std::ptrdiff_t>(at + n_members));
+    at += n_members;
+  }
+  // Ids in a deterministic order: larger communicators first, then by members.
+  std::vector<const Merged*> order;
+  for (const auto& kv : job)
+    if (!kv.second.members.empty()) order.push_back(&kv.second);
+  std::sort(order.begin(), order.end(), [](const Merged* a, const Merged* b) {
+    return a->size != b->size ? a->size > b->size : a->members < b->members;
+  });
+  for (size_t id = 0; id < order.size(); ++id) {
+    profile->communicators.push_back({static_cast<int>(id), order[id]->members});
+    for (const auto& [key, v] : order[id]->entries)
+      profile->collectives.push_back({static_cast<int>(id), coll_name(static_cast<Coll>(key.first)), key.second, v.first, v.second});
+  }
+}
+
 void finish() {
   Runtime& r = rt();
   if (g_mode.load() < kCounting) return;
@@ -423,6 +546,7 @@ void finish() {
   std::vector<WireCount> all = gather_counts(mine, &counts);
 
   rankmap::Profile profile;
+  gather_collectives(&profile);
   if (r.world_rank != 0) return;
 
   profile.ranks = r.world_size;

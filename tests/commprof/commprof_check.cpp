@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <map>
 #include <string>
+#include <tuple>
+#include <vector>
 #include <utility>
 
 #include "rankmap/profile.hpp"
@@ -37,6 +39,43 @@ int compare(const char* what, const Matrix& actual, const Matrix& expected) {
   for (const auto& [pair, a] : actual) {
     if (!expected.count(pair)) {
       std::printf("%s %d -> %d: unexpected record %llu messages %llu bytes\n", what, pair.first, pair.second, a.first, a.second);
+      ++errors;
+    }
+  }
+  return errors;
+}
+
+// Collective records keyed by the communicator's members (ids are arbitrary).
+using CollKey = std::tuple<std::vector<int>, std::string, int>;
+std::map<CollKey, std::pair<unsigned long long, unsigned long long>> collectives_of(const rankmap::Profile& p) {
+  std::map<int, std::vector<int>> members;
+  for (const auto& c : p.communicators) members[c.id] = c.world_ranks;
+  std::map<CollKey, std::pair<unsigned long long, unsigned long long>> out;
+  for (const auto& c : p.collectives) out[{members[c.comm], c.op, c.root}] = {c.calls, c.bytes};
+  return out;
+}
+
+std::string describe(const CollKey& k) {
+  std::string s = std::get<1>(k) + " root " + std::to_string(std::get<2>(k)) + " on {";
+  for (int m : std::get<0>(k)) s += " " + std::to_string(m);
+  return s + " }";
+}
+
+int compare_collectives(const rankmap::Profile& actual, const rankmap::Profile& expected) {
+  const auto a = collectives_of(actual), e = collectives_of(expected);
+  int errors = 0;
+  for (const auto& [k, v] : e) {
+    auto it = a.find(k);
+    if (it == a.end() || it->second != v) {
+      std::printf("coll %s: got %s, expected %llu calls %llu bytes\n", describe(k).c_str(),
+                  it == a.end() ? "nothing" : (std::to_string(it->second.first) + " calls " + std::to_string(it->second.second) + " bytes").c_str(),
+                  v.first, v.second);
+      ++errors;
+    }
+  }
+  for (const auto& [k, v] : a) {
+    if (!e.count(k)) {
+      std::printf("coll %s: unexpected record %llu calls %llu bytes\n", describe(k).c_str(), v.first, v.second);
       ++errors;
     }
   }
@@ -98,10 +137,12 @@ int main(int argc, char** argv) {
   }
   errors += compare("p2p", matrix_of(actual->p2p), matrix_of(expected.p2p));
   errors += compare("osc", matrix_of(actual->one_sided), matrix_of(expected.one_sided));
+  errors += compare_collectives(*actual, expected);
   if (errors) {
     std::printf("%d difference(s) between %s and the expectation\n", errors, argv[1]);
     return 1;
   }
-  std::printf("profile matches: %zu p2p and %zu osc records\n", expected.p2p.size(), expected.one_sided.size());
+  std::printf("profile matches: %zu p2p, %zu osc and %zu coll records\n", expected.p2p.size(), expected.one_sided.size(),
+              expected.collectives.size());
   return 0;
 }

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -33,6 +34,15 @@ class Expected {
   // One-sided data moving src -> dst (either may be this rank).
   void osc(int src, int dst, std::uint64_t bytes) { add(kOsc, src, dst, 1, bytes); }
 
+  // One rooted/reduction collective record of the communicator whose members
+  // (world ranks, in communicator order) are given; note it on one member only.
+  void coll(const std::vector<int>& members, const std::string& op, int root, std::uint64_t calls,
+            std::uint64_t bytes) {
+    colls_ += op + " " + std::to_string(root) + " " + std::to_string(calls) + " " + std::to_string(bytes);
+    for (int m : members) colls_ += " " + std::to_string(m);
+    colls_ += "\n";
+  }
+
   // Collective over MPI_COMM_WORLD (PMPI): rank 0 writes
   // $COMMPROF_OUTPUT.expected. Call before MPI_Finalize.
   void write() const {
@@ -50,6 +60,8 @@ class Expected {
     std::vector<std::uint64_t> all(static_cast<size_t>(rank_ == 0 ? total : 0) + 1);
     PMPI_Gatherv(mine.data(), n, MPI_UINT64_T, all.data(), counts.data(), displs.data(), MPI_UINT64_T, 0,
                  MPI_COMM_WORLD);
+    rankmap::Profile p;
+    add_collectives(&p);
     if (rank_ != 0) return;
     std::map<std::tuple<int, int, int>, std::pair<std::uint64_t, std::uint64_t>> merged;
     for (int i = 0; i + 5 <= total; i += 5) {
@@ -57,7 +69,6 @@ class Expected {
       m.first += all[i + 3];
       m.second += all[i + 4];
     }
-    rankmap::Profile p;
     p.ranks = size_;
     p.rank_info.assign(static_cast<size_t>(size_), rankmap::RankInfo{"expected", -1, 0, 0});
     for (const auto& kv : merged) {
@@ -79,6 +90,38 @@ class Expected {
 
  private:
   enum { kP2p = 0, kOsc = 1 };
+
+  // Gathers the coll lines (collective over world) and, on rank 0, turns them
+  // into communicator and collective records.
+  void add_collectives(rankmap::Profile* p) const {
+    int n = static_cast<int>(colls_.size());
+    std::vector<int> counts(static_cast<size_t>(size_)), displs(static_cast<size_t>(size_));
+    PMPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+    int total = 0;
+    for (int i = 0; i < size_; ++i) displs[i] = total, total += counts[i];
+    std::string all(static_cast<size_t>(total) + 1, '\0');
+    PMPI_Gatherv(colls_.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+    if (rank_ != 0) return;
+    std::map<std::vector<int>, int> ids;
+    size_t at = 0;
+    while (at < static_cast<size_t>(total)) {
+      const size_t end = all.find('\n', at);
+      std::istringstream line(all.substr(at, end - at));
+      at = end + 1;
+      rankmap::CollectiveRecord c{};
+      line >> c.op >> c.root >> c.calls >> c.bytes;
+      std::vector<int> members;
+      for (int m; line >> m;) members.push_back(m);
+      auto it = ids.find(members);
+      if (it == ids.end()) {
+        it = ids.emplace(members, static_cast<int>(ids.size())).first;
+        p->communicators.push_back({it->second, members});
+      }
+      c.comm = it->second;
+      p->collectives.push_back(c);
+    }
+  }
+  std::string colls_;
   void add(int kind, int src, int dst, std::uint64_t messages, std::uint64_t bytes) {
     if (src == dst) return;  // the profile leaves out traffic to oneself
     auto& c = counts_[{kind, src, dst}];
