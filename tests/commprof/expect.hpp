@@ -43,8 +43,8 @@ class Expected {
     colls_ += "\n";
   }
 
-  // Collective over MPI_COMM_WORLD (PMPI): rank 0 writes
-  // $COMMPROF_OUTPUT.expected. Call before MPI_Finalize.
+  // Collective over MPI_COMM_WORLD (PMPI): rank 0 writes the expected
+  // profile. Call before MPI_Finalize.
   void write() const {
     std::vector<std::uint64_t> mine;
     for (const auto& kv : counts_) {
@@ -76,12 +76,14 @@ class Expected {
       rankmap::PairTraffic t{src, dst, kv.second.first, kv.second.second};
       (kind == kP2p ? p.p2p : p.one_sided).push_back(t);
     }
+    // $COMMPROF_TEST_EXPECTED, else next to the profile.
     const char* out = std::getenv("COMMPROF_OUTPUT");
-    if (!out) {
+    const char* where = std::getenv("COMMPROF_TEST_EXPECTED");
+    if (!out && !where) {
       std::fprintf(stderr, "test: COMMPROF_OUTPUT not set\n");
       PMPI_Abort(MPI_COMM_WORLD, 3);
     }
-    const auto written = rankmap::write_profile(std::string(out) + ".expected", p);
+    const auto written = rankmap::write_profile(where ? std::string(where) : std::string(out) + ".expected", p);
     if (!written) {
       std::fprintf(stderr, "test: %s\n", written.error().message.c_str());
       PMPI_Abort(MPI_COMM_WORLD, 3);

@@ -1,0 +1,52 @@
+# Behaviour of libcommprof outside the happy path. -D MODE=... plus
+# MPIEXEC LIBRARY PROGRAM WORKDIR CHECKER LAUNCHER
+#   unwritable: the profile cannot be written -> exit status 0, exactly one
+#               "commprof: cannot write profile" line on stderr (rank 0)
+#   non_mpi:    processes that are not MPI programs run unchanged, write nothing
+#   disabled:   COMMPROF_ENABLE=0 -> the job runs, no profile is written
+#   launcher:   commprof-run -o FILE -- mpiexec ... writes the same profile
+file(REMOVE_RECURSE ${WORKDIR})
+file(MAKE_DIRECTORY ${WORKDIR})
+
+if(MODE STREQUAL "unwritable")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${WORKDIR}/no/such/dir/x.prof
+            COMMPROF_TEST_EXPECTED=${WORKDIR}/x.expected
+            ${MPIEXEC} -n 3 ${PROGRAM}
+    WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_VARIABLE out)
+  string(REGEX MATCHALL "commprof: cannot write profile[^\n]*" lines "${err}")
+  list(LENGTH lines n)
+  if(NOT status EQUAL 0 OR NOT n EQUAL 1)
+    message(FATAL_ERROR "expected exit 0 and one error line, got exit ${status} and ${n} lines:\n${err}")
+  endif()
+elseif(MODE STREQUAL "non_mpi")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} sh -c "echo hello; exit 7"
+    WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  file(GLOB written ${WORKDIR}/*)
+  if(NOT status EQUAL 7 OR NOT out STREQUAL "hello\n" OR NOT err STREQUAL "" OR written)
+    message(FATAL_ERROR "non-MPI process affected: exit ${status}, out '${out}', err '${err}', files '${written}'")
+  endif()
+elseif(MODE STREQUAL "disabled")
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} COMMPROF_ENABLE=0 COMMPROF_OUTPUT=${WORKDIR}/x.prof
+            ${MPIEXEC} -n 2 ${PROGRAM}
+    WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status)
+  if(NOT status EQUAL 0 OR EXISTS ${WORKDIR}/x.prof)
+    message(FATAL_ERROR "COMMPROF_ENABLE=0: exit ${status}, profile written: should not be")
+  endif()
+elseif(MODE STREQUAL "launcher")
+  # Relative -o: the launcher makes it absolute, ranks may start elsewhere.
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env COMMPROF_LIBRARY=${LIBRARY} ${LAUNCHER} -o app.prof -- ${MPIEXEC} -n 4 ${PROGRAM}
+    WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "commprof-run exited with ${status}")
+  endif()
+  execute_process(COMMAND ${CHECKER} ${WORKDIR}/app.prof ${WORKDIR}/app.prof.expected RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "profile written under commprof-run does not match")
+  endif()
+else()
+  message(FATAL_ERROR "unknown MODE ${MODE}")
+endif()
