@@ -38,6 +38,12 @@ CommGraph contract(const CommGraph& graph, const std::vector<int>& part, int k);
 Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
                                     bool weighted, std::uint64_t seed, std::vector<std::string>& notes);
 
+// Dual recursive bisection: the allocated nodes are halved across their widest
+// dimension and the vertices split by METIS in proportion to the halves'
+// capacity (cap per node), recursively. Exact: every node gets <= cap.
+std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+                                         int cap, std::uint64_t seed);
+
 // sum over edges weight x weighted_distance(node_of[u], node_of[v]).
 double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of);
 

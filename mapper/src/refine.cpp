@@ -42,7 +42,8 @@ NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std
 
 namespace {
 
-constexpr double kMinGain = 1e-9;  // relative to the edge weights: ignore rounding-level "gains"
+constexpr double kMinGain = 1e-9;      // relative to the edge weights: ignore rounding-level "gains"
+constexpr double kMinPassGain = 1e-3;  // relative to the cost: a pass gaining less ends the search
 
 // Sum over v's edges of w x (distance from `to` - distance from `from`) with
 // v's neighbours where `node_of` puts them: the cost change of moving v alone.
@@ -82,8 +83,11 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
 // Swaps of whole node contents (groups), on the contracted graph. Candidate
 // places for group g: the nodes of its heaviest partners and their torus
 // neighbours; a place may be free (allocated but empty).
-bool refine_groups(const CommGraph& graph, const Torus& torus, const std::vector<char>& allocated,
-                   std::vector<int>& node_of, int passes) {
+// Returns the total cost reduction. A pass that gains less than `min_pass_gain`
+// ends the search: the last passes of a local search cost as much as the
+// first and buy almost nothing.
+double refine_groups(const CommGraph& graph, const Torus& torus, const std::vector<char>& allocated,
+                     std::vector<int>& node_of, int passes, double min_pass_gain) {
   // Groups = current node contents; group id = node index (dense enough, and
   // free nodes are simply groups without vertices).
   const int nn = torus.nodes();
@@ -95,10 +99,10 @@ bool refine_groups(const CommGraph& graph, const Torus& torus, const std::vector
   for (int a : node_of) empty[a] = 0;
   std::vector<std::pair<double, int>> att;
   std::vector<int> cand;
-  bool any = false;
+  double total_gain = 0;
   const double tol = kMinGain * (q.total_weight() / static_cast<double>(std::max<std::int64_t>(1, q.edges())) + 1);
   for (int pass = 0; pass < passes; ++pass) {
-    int moves = 0;
+    double gain = 0;
     for (int g = 0; g < nn; ++g) {
       if (empty[g] || q.xadj[g] == q.xadj[g + 1]) continue;
       const int a = pos[g];
@@ -135,27 +139,27 @@ bool refine_groups(const CommGraph& graph, const Torus& torus, const std::vector
         std::swap(pos[g], pos[h]);
         occ[a] = h;
         occ[best_b] = g;
-        ++moves;
+        gain -= best;
       }
     }
-    if (moves == 0) break;
-    any = true;
+    total_gain += gain;
+    if (gain <= min_pass_gain) break;
   }
-  if (any)
+  if (total_gain > 0)
     for (int& a : node_of) a = pos[a];  // group id == original node
-  return any;
+  return total_gain;
 }
 
-bool refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<char>& allocated, int ppn,
-                  std::vector<int>& node_of, int passes) {
+double refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<char>& allocated, int ppn,
+                    std::vector<int>& node_of, int passes, double min_pass_gain) {
   const int nn = torus.nodes();
   std::vector<std::vector<int>> members(static_cast<size_t>(nn));
   for (int v = 0; v < g.vertices; ++v) members[node_of[v]].push_back(v);
   std::vector<std::pair<double, int>> att;
   const double tol = kMinGain * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
-  bool any = false;
+  double total_gain = 0;
   for (int pass = 0; pass < passes; ++pass) {
-    int moves = 0;
+    double gain = 0;
     for (int r = 0; r < g.vertices; ++r) {
       const int a = node_of[r];
       attached_nodes(g, node_of, r, 3, att);
@@ -190,12 +194,12 @@ bool refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<char
         ma.push_back(best_s);
         node_of[best_s] = a;
       }
-      ++moves;
+      gain -= best;
     }
-    if (moves == 0) break;
-    any = true;
+    total_gain += gain;
+    if (gain <= min_pass_gain) break;
   }
-  return any;
+  return total_gain;
 }
 
 }  // namespace
@@ -205,10 +209,11 @@ void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& 
   std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
   for (int a : nodes) allocated[a] = 1;
   // Alternate the two levels: group swaps open room for rank swaps and back.
+  const double min_pass_gain = kMinPassGain * weighted_cost(graph, torus, node_of);
   for (int round = 0; round < 3; ++round) {
-    const bool g = refine_groups(graph, torus, allocated, node_of, passes);
-    const bool r = refine_ranks(graph, torus, allocated, ppn, node_of, passes);
-    if (!g && !r) break;
+    const double g = refine_groups(graph, torus, allocated, node_of, passes, min_pass_gain);
+    const double r = refine_ranks(graph, torus, allocated, ppn, node_of, passes, min_pass_gain);
+    if (g + r <= min_pass_gain) break;
   }
 }
 

@@ -23,6 +23,14 @@ struct ScotchArch {
   ScotchArch() { SCOTCH_archInit(&a); }
   ~ScotchArch() { SCOTCH_archExit(&a); }
 };
+// Scotch 7 runs threaded by default, and then its results vary from run to
+// run. A context with one thread and the deterministic option makes the same
+// seed give the same mapping (and leaves the shared cores alone).
+struct ScotchContext {
+  SCOTCH_Context c;
+  ScotchContext() { SCOTCH_contextInit(&c); }
+  ~ScotchContext() { SCOTCH_contextExit(&c); }
+};
 struct ScotchStrat {
   SCOTCH_Strat s;
   ScotchStrat() { SCOTCH_stratInit(&s); }
@@ -115,9 +123,16 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
   ScotchStrat strat;
   SCOTCH_stratGraphMapBuild(&strat.s, SCOTCH_STRATDEFAULT, static_cast<SCOTCH_Num>(nodes.size()), 0.01);
   std::vector<SCOTCH_Num> parttab(static_cast<size_t>(n), 0);
-  SCOTCH_randomSeed(static_cast<SCOTCH_Num>(seed % 2147483647));
-  SCOTCH_randomReset();
-  if (SCOTCH_graphMap(&sg.g, arch, &strat.s, parttab.data()) != 0) return make_error("internal: SCOTCH_graphMap failed");
+  ScotchContext ctx;
+  if (SCOTCH_contextRandomClone(&ctx.c) != 0 ||
+      SCOTCH_contextOptionSetNum(&ctx.c, SCOTCH_OPTIONNUMDETERMINISTIC, 1) != 0 ||
+      SCOTCH_contextOptionSetNum(&ctx.c, SCOTCH_OPTIONNUMRANDOMFIXEDSEED, 1) != 0 ||
+      SCOTCH_contextThreadSpawn(&ctx.c, 1, nullptr) != 0)
+    return make_error("internal: cannot set up a Scotch context");
+  SCOTCH_contextRandomSeed(&ctx.c, static_cast<SCOTCH_Num>(seed % 2147483647));
+  ScotchGraph bound;  // declared after ctx: released before it
+  if (SCOTCH_contextBindGraph(&ctx.c, &sg.g, &bound.g) != 0) return make_error("internal: SCOTCH_contextBindGraph failed");
+  if (SCOTCH_graphMap(&bound.g, arch, &strat.s, parttab.data()) != 0) return make_error("internal: SCOTCH_graphMap failed");
   for (int v = 0; v < n; ++v) {
     const SCOTCH_Num t = parttab[v];
     // Sub-architecture terminals are numbered by position in the subset list.
