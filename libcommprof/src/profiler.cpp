@@ -28,7 +28,7 @@ namespace commprof {
 std::atomic<std::uint8_t> g_mode{kUninitialized};
 bool g_use_tsc = false;
 bool g_builtin_size_fast_path = false;
-thread_local ThreadState* tls_state = nullptr;
+__thread ThreadState* tls_state = nullptr;
 
 namespace {
 
