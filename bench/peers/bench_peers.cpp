@@ -125,7 +125,7 @@ std::vector<Instance> smoke_suite() {
 
 // ---------------------------------------------------------------------- tools
 
-enum class ToolKind { ours, kahip, mtkahypar, scotch_torus, scotch_weighted };
+enum class ToolKind { ours, kahip_flat, kahip_tree, mtkahypar, scotch_torus, scotch_weighted };
 
 struct Tool {
   std::string name;
@@ -141,7 +141,8 @@ const std::vector<Tool>& all_tools() {
       {"scotch_gmap torusXD", ToolKind::scotch_torus, ""},
       {"scotch_gmap amk_grf", ToolKind::scotch_weighted, ""},
       {"Mt-KaHyPar", ToolKind::mtkahypar, ""},
-      {"KaHIP", ToolKind::kahip, ""},
+      {"KaHIP flat", ToolKind::kahip_flat, ""},
+      {"KaHIP torus tree", ToolKind::kahip_tree, ""},
   };
   return t;
 }
@@ -163,12 +164,12 @@ struct Result {
 // ----------------------------------------------------------- graph export
 
 // Integer weights for the peers (32-bit weights and cost sums in Scotch,
-// KaHIP and Mt-KaHyPar): scaled so the total is 1e8, every weight >= 1. The
-// largest distance is below 20 on every benchmarked torus, so cost sums stay
-// below 2^31.
+// KaHIP and Mt-KaHyPar): scaled so the total is 1e7, every weight >= 1. The
+// largest target distance is below 20 hops (200 in KaHIP's x10 tree
+// distances) on every benchmarked torus, so cost sums stay below 2^31.
 std::vector<std::int64_t> integer_weights(const CommGraph& g) {
   const double total = std::max(g.total_weight(), 1e-300);
-  const double scale = 1e8 / total;
+  const double scale = 1e7 / total;
   std::vector<std::int64_t> w(g.weight.size());
   for (size_t e = 0; e < w.size(); ++e) w[e] = std::max<std::int64_t>(1, std::llround(g.weight[e] * scale));
   return w;
@@ -248,6 +249,37 @@ std::optional<std::string> scotch_torus_target(const Torus& t) {
   return s;
 }
 
+// KaHIP's machine model is a tree: levels innermost first, a distance per
+// level. The torus becomes one level per dimension (dimension 0 innermost, so
+// KaHIP's PE numbering is rankmap's node numbering) and the distance of level l
+// is the mean weighted torus distance between two nodes whose highest differing
+// coordinate is l: the mean ring distance of dimension l between different
+// coordinates, plus the mean over all pairs of every lower dimension. In
+// tenths, rounded, kept strictly increasing.
+std::pair<std::string, std::string> kahip_torus_tree(const Torus& t) {
+  std::string hierarchy, distances;
+  double lower = 0;
+  long previous = 0;
+  for (int d = 0; d < t.dims(); ++d) {
+    const int s = t.size(d);
+    if (s == 1) continue;
+    double sum = 0;
+    for (int a = 0; a < s; ++a)
+      for (int b = 0; b < s; ++b) {
+        const int o = std::abs(a - b);
+        sum += (t.wraps(d) ? std::min(o, s - o) : o) / static_cast<double>(t.links(d));
+      }
+    const double mean_distinct = sum / (static_cast<double>(s) * (s - 1));
+    long level = std::max(previous + 1, std::lround(10 * (mean_distinct + lower)));
+    lower += sum / (static_cast<double>(s) * s);
+    previous = level;
+    hierarchy += (hierarchy.empty() ? "" : ":") + std::to_string(s);
+    distances += (distances.empty() ? "" : ":") + std::to_string(level);
+  }
+  if (hierarchy.empty()) hierarchy = "1", distances = "1";
+  return {hierarchy, distances};
+}
+
 // ------------------------------------------------------------ peer programs
 
 std::string quote(const std::string& s) {
@@ -281,12 +313,18 @@ struct PeerRun {
 
 // Runs an adapter, which writes a node-index vector to `out` (see
 // peer_common.py for the exit statuses), and reads the vector back.
-PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path& err, int ranks, int torus_nodes) {
+PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path& err, int ranks, int torus_nodes,
+                 int timeout_s) {
   PeerRun r;
   fs::remove(out);
-  const int raw = std::system((command + " >" + quote(err.string()) + " 2>&1").c_str());
+  const std::string limited = "timeout " + std::to_string(timeout_s) + " " + command;
+  const int raw = std::system((limited + " >" + quote(err.string()) + " 2>&1").c_str());
   const int status = raw == -1 ? -1 : (WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw));
   const std::string why = last_line(read_text(err));
+  if (status == 124) {
+    r.message = "timed out after " + std::to_string(timeout_s) + " s";
+    return r;
+  }
   if (status == 3) {
     r.state = State::not_installed;
     r.message = "not installed: " + why;
@@ -332,6 +370,12 @@ PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path
   }
   r.state = State::ok;
   return r;
+}
+
+std::string fmt(const char* format, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, format, v);
+  return buf;
 }
 
 // ----------------------------------------------- capacity repair and cores
@@ -388,11 +432,21 @@ std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int 
   return p;
 }
 
+// The evaluator's gap is cost / bound - 1, infinite when the bound is 0 (e.g.
+// a ring at 3+ ranks per node: every rank's two partners fit on its node).
+// That is a weak bound, not a broken score: the gap is only required finite
+// when the bound is positive.
 bool metrics_finite(const Metrics& m) {
-  for (double v : {m.hop_bytes, m.weighted_cost, m.max_link_relative, m.mean_link_relative, m.gap_weighted,
-                   m.gap_hop_bytes, m.lower_bound_weighted, m.comm_time_max})
+  for (double v : {m.hop_bytes, m.weighted_cost, m.max_link_relative, m.mean_link_relative, m.lower_bound_weighted,
+                   m.comm_time_max})
     if (!std::isfinite(v)) return false;
+  if (m.lower_bound_weighted > 0 && !std::isfinite(m.gap_weighted)) return false;
   return true;
+}
+
+std::string gap_text(const Metrics& m) {
+  if (!(m.lower_bound_weighted > 0)) return "n/a (bound 0)";
+  return fmt("%.1f%%", m.gap_weighted * 100);
 }
 
 // ------------------------------------------------------------------- driver
@@ -406,6 +460,7 @@ struct Options {
   std::string markdown;
   std::vector<std::string> tools;
   std::uint64_t seed = 1;
+  int timeout = 120;
   bool check = false;
   bool keep = false;
 };
@@ -468,19 +523,24 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
     } else {
       std::string command;
       const fs::path out = dir / "peer.vec", err = dir / "peer.err";
-      const std::string py = "PYTHONDONTWRITEBYTECODE=1 " + quote(opt.python) + " ";
+      const std::string py = "env PYTHONDONTWRITEBYTECODE=1 " + quote(opt.python) + " ";
       const std::string adapters = opt.peers_dir + "/";
       PeerRun pr;
-      if ((tool.kind == ToolKind::kahip || tool.kind == ToolKind::mtkahypar) && !fs::exists(opt.python)) {
+      if (tool.kind != ToolKind::scotch_torus && tool.kind != ToolKind::scotch_weighted && !fs::exists(opt.python)) {
         pr.state = State::not_installed;
         pr.message = "not installed: no Python environment at " + opt.python + " (run bench/peers/setup.sh)";
       } else {
         switch (tool.kind) {
-          case ToolKind::kahip:
+          case ToolKind::kahip_flat:
+          case ToolKind::kahip_tree: {
+            const auto [hierarchy, distances] = tool.kind == ToolKind::kahip_tree
+                                                    ? kahip_torus_tree(torus)
+                                                    : std::make_pair(std::to_string(torus.nodes()), std::string("1"));
             command = py + quote(adapters + "peer_kahip.py") + " --graph " + quote(metis.string()) +
-                      " --ppn " + std::to_string(in.ppn) + " --nodes " + std::to_string(torus.nodes()) +
+                      " --ppn " + std::to_string(in.ppn) + " --hierarchy " + hierarchy + " --distances " + distances +
                       " --seed " + std::to_string(opt.seed) + " --out " + quote(out.string());
             break;
+          }
           case ToolKind::mtkahypar:
             command = py + quote(adapters + "peer_mtkahypar.py") + " --graph " + quote(metis.string()) +
                       " --target " + quote(target_metis.string()) + " --ppn " + std::to_string(in.ppn) +
@@ -504,7 +564,7 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
           case ToolKind::ours:
             break;
         }
-        if (!command.empty()) pr = run_peer(command, out, err, ranks, torus.nodes());
+        if (!command.empty()) pr = run_peer(command, out, err, ranks, torus.nodes(), opt.timeout);
       }
       res.state = pr.state;
       res.message = pr.state == State::ok ? pr.note : pr.message;
@@ -538,12 +598,6 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
 }
 
 // ------------------------------------------------------------------- tables
-
-std::string fmt(const char* format, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, format, v);
-  return buf;
-}
 
 // Relative tolerance under which two scores count as tied.
 constexpr double kTie = 1e-3;
@@ -640,7 +694,7 @@ void write_tables(std::ostream& md, const std::vector<Instance>& instances,
          << (have_def ? ratio(m.weighted_cost, def->metrics.weighted_cost) : "") << " | "
          << fmt("%.4g", m.max_link_relative * 1e3) << " | "
          << (have_def ? ratio(m.max_link_relative, def->metrics.max_link_relative) : "") << " | "
-         << fmt("%.1f%%", m.gap_weighted * 100) << " | " << fmt(r.seconds < 0.01 ? "%.4f" : "%.2f", r.seconds)
+         << gap_text(m) << " | " << fmt(r.seconds < 0.01 ? "%.4f" : "%.2f", r.seconds)
          << " | " << note << " |\n";
     }
     if (i + 1 == instances.size() || instances[i + 1].group != group) md << "\n";
@@ -666,6 +720,8 @@ int main(int argc, char** argv) {
   app.add_flag("--check", opt.check,
                "exit 1 unless every produced mapping respects the capacity and has finite scores");
   app.add_flag("--keep", opt.keep, "keep the scratch directory");
+  app.add_option("--timeout", opt.timeout, "seconds a peer may run on one instance (then reported as timed out)")
+      ->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
 
   std::vector<Instance> instances = opt.suite == "smoke" ? smoke_suite() : full_suite();

@@ -10,14 +10,21 @@ exports the C entry point of KaHIP's interface (kaHIP_interface.h):
                        double* imbalance, bool suppress_output, int seed,
                        int* edgecut, int* qap, int* part);
 
-which we call through ctypes. KaHIP models the machine as a hierarchy (a tree),
-not a torus, so the node hierarchy is flattened to two levels:
-hierarchy = [ppn, nodes] with distances [1, D]. When every PE holds one rank
-(ranks == ppn x nodes, as in every benchmark instance) the QAP objective is
-W + (D - 1) x (weight cut between nodes), so any D > 1 gives the same optimum;
-D defaults to 10. PE p belongs to node group p // ppn, and group g is placed on
-the g-th allocated torus node (node order, like the published method): KaHIP
-never sees the torus distances.
+which we call through ctypes. KaHIP models the machine as a hierarchy (a tree
+of PEs, innermost level first, e.g. 4:8:8 with distances 1:10:100) and
+partitions the graph into one block per PE. Here a PE is a torus node: the
+product of --hierarchy must equal the number of allocated nodes, every block
+holds at most ppn ranks, and PE p is allocated node p. The driver passes either
+  --hierarchy NODES --distances 1
+(flat: KaHIP only partitions, blocks land on nodes in node order, as in the
+published method), or the torus sizes, dimension 0 innermost, with tree
+distances that approximate the torus distances (see docs/benchmarks.md); PE
+numbering (innermost level varying fastest) then equals rankmap's node
+numbering (dimension 0 varying fastest).
+
+Not used: the rank level (hierarchy ppn:nodes, one rank per PE). With as many
+PEs as vertices KaHIP 3.25 left half of the PEs empty and others with two
+ranks (up to 12 ranks on a 6-core node) and took 10-17 s for 192 ranks.
 """
 import argparse
 import ctypes
@@ -61,43 +68,51 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument('--graph', required=True, help='METIS graph file (edge weights)')
     ap.add_argument('--ppn', type=int, required=True, help='ranks per node')
-    ap.add_argument('--nodes', type=int, required=True, help='allocated torus nodes, used in index order')
+    ap.add_argument('--hierarchy', required=True, help='PE hierarchy, innermost level first (e.g. 4:2:2:2)')
+    ap.add_argument('--distances', required=True, help='distance between PEs per level (e.g. 13:23:33:43)')
     ap.add_argument('--out', required=True, help='node-index vector to write')
-    ap.add_argument('--distance', type=int, default=10, help='distance between nodes (within a node: 1)')
     ap.add_argument('--mode', choices=sorted(MODES), default='strong')
     ap.add_argument('--mapmode', choices=sorted(MAPMODES), default='multisection')
-    ap.add_argument('--imbalance', type=float, default=0.03)
+    ap.add_argument('--imbalance', type=float, default=None,
+                    help='allowed imbalance (default: min(0.03, 0.5/ppn), i.e. exactly ppn per full node)')
     ap.add_argument('--seed', type=int, default=1)
     args = ap.parse_args()
 
+    hierarchy_levels = [int(w) for w in args.hierarchy.split(':')]
+    distance_levels = [int(w) for w in args.distances.split(':')]
+    if len(hierarchy_levels) != len(distance_levels):
+        pc.die(pc.EXIT_FAILED, '--hierarchy and --distances need the same number of levels')
+    pes = 1
+    for h in hierarchy_levels:
+        pes *= h
     fn, kahip_version = load_library()
     g = pc.read_metis(args.graph)
-    if g.n > args.ppn * args.nodes:
-        pc.die(pc.EXIT_UNSUPPORTED, f'{g.n} ranks do not fit {args.nodes} nodes x {args.ppn}')
+    if g.n > args.ppn * pes:
+        pc.die(pc.EXIT_UNSUPPORTED, f'{g.n} ranks do not fit {pes} nodes x {args.ppn}')
+    imbalance_value = args.imbalance if args.imbalance is not None else min(0.03, 0.5 / args.ppn)
 
     def arr(values):
         return (ctypes.c_int * len(values))(*values)
 
     n = ctypes.c_int(g.n)
-    hierarchy = arr([args.ppn, args.nodes])
-    distance = arr([1, args.distance])
-    imbalance = ctypes.c_double(args.imbalance)
+    hierarchy = arr(hierarchy_levels)
+    distance = arr(distance_levels)
+    imbalance = ctypes.c_double(imbalance_value)
     edgecut, qap = ctypes.c_int(0), ctypes.c_int(0)
     part = (ctypes.c_int * g.n)()
     vwgt, xadj, adjwgt, adjncy = arr(g.vwgt), arr(g.xadj), arr(g.adjwgt), arr(g.adjncy)
     start = time.perf_counter()
-    fn(ctypes.byref(n), vwgt, xadj, adjwgt, adjncy, hierarchy, distance, 2,
+    fn(ctypes.byref(n), vwgt, xadj, adjwgt, adjncy, hierarchy, distance, len(hierarchy_levels),
        MODES[args.mode], MAPMODES[args.mapmode], ctypes.byref(imbalance), True, args.seed,
        ctypes.byref(edgecut), ctypes.byref(qap), part)
     seconds = time.perf_counter() - start
-    pes = args.ppn * args.nodes
     bad = [p for p in part if p < 0 or p >= pes]
     if bad:
         pc.die(pc.EXIT_FAILED, f'process_mapping returned PE {bad[0]} outside 0..{pes - 1}')
-    nodes = [p // args.ppn for p in part]
-    pc.write_vector(args.out, nodes, f'kahip {kahip_version}', seconds,
-                    [f'process_mapping {args.mode} {args.mapmode} hierarchy {args.ppn}:{args.nodes} '
-                     f'distance 1:{args.distance} edgecut {edgecut.value} qap {qap.value}'])
+    pc.write_vector(args.out, list(part), f'kahip {kahip_version}', seconds,
+                    [f'process_mapping {args.mode} {args.mapmode} hierarchy {args.hierarchy} '
+                     f'distances {args.distances} imbalance {imbalance_value:g} '
+                     f'edgecut {edgecut.value} qap {qap.value}'])
 
 
 if __name__ == '__main__':
