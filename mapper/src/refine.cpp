@@ -44,6 +44,7 @@ namespace {
 
 constexpr double kMinGain = 1e-9;      // relative to the edge weights: ignore rounding-level "gains"
 constexpr double kMinPassGain = 1e-3;  // relative to the cost: a pass gaining less ends the search
+constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both levels gaining less ends it
 
 // Sum over v's edges of w x (distance from `to` - distance from `from`) with
 // v's neighbours where `node_of` puts them: the cost change of moving v alone.
@@ -209,11 +210,14 @@ void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& 
   std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
   for (int a : nodes) allocated[a] = 1;
   // Alternate the two levels: group swaps open room for rank swaps and back.
-  const double min_pass_gain = kMinPassGain * weighted_cost(graph, torus, node_of);
+  double cost = weighted_cost(graph, torus, node_of);
+  const double min_pass_gain = kMinPassGain * cost;
   for (int round = 0; round < 3; ++round) {
     const double g = refine_groups(graph, torus, allocated, node_of, passes, min_pass_gain);
     const double r = refine_ranks(graph, torus, allocated, ppn, node_of, passes, min_pass_gain);
-    if (g + r <= min_pass_gain) break;
+    // Another round only when this one still moved the cost by a percent.
+    if (g + r <= kMinRoundGain * cost) break;
+    cost -= g + r;
   }
 }
 

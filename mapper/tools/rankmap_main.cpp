@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -92,7 +93,11 @@ void print_table(const std::vector<std::string>& names, const std::vector<Metric
   std::printf("\n");
   auto line = [&](const char* label, const char* unit, auto get) {
     std::printf("%-22s %-12s", label, unit);
-    for (const Metrics& m : ms) std::printf(" %14.6g", static_cast<double>(get(m)));
+    for (const Metrics& m : ms) {
+      const double v = static_cast<double>(get(m));
+      if (std::isfinite(v)) std::printf(" %14.6g", v);
+      else std::printf(" %14s", "n/a");  // gap to a zero bound
+    }
     if (gain_column && ms.size() == 2) {
       const double a = get(ms[0]), b = get(ms[1]);
       if (a != 0) std::printf(" %+8.1f%%", 100.0 * (b - a) / a);
