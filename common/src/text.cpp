@@ -147,6 +147,22 @@ std::string format_double(double v) {
   return buf;
 }
 
+std::string xml_escape(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
 std::string format_duration(double seconds) {
   constexpr Unit order[] = {{"s", "", 1}, {"ms", "e-3", 1}, {"us", "e-6", 1}, {"ns", "e-9", 1}};
   return format_with_units(seconds, order, kDurationUnits);

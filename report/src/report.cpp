@@ -58,20 +58,7 @@ std::string colour_bar(double x, double y, double w, const std::string& low, con
 
 }  // namespace
 
-std::string escape(const std::string& text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+std::string escape(const std::string& text) { return text::xml_escape(text); }
 
 std::vector<int> mapped_order(const Mapping& mapping) {
   std::vector<int> order(static_cast<size_t>(mapping.ranks()));

@@ -5,36 +5,15 @@
 #include <set>
 #include <tuple>
 
+#include "rankmap/text.hpp"
+
 namespace rankmap::simulation {
 
 namespace {
 
-// Shortest decimal that round-trips, so generated numbers are exact.
-std::string num(double v) {
-  char buf[40];
-  for (int precision = 1; precision <= 17; ++precision) {
-    std::snprintf(buf, sizeof buf, "%.*g", precision, v);
-    if (std::strtod(buf, nullptr) == v) break;
-  }
-  return buf;
-}
-
-// XML attribute values: host names come from a user's hosts file.
-std::string xml_escape(const std::string& s) {
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      default: out += c;
-    }
-  }
-  return out;
-}
+// Generated numbers must be exact: shortest decimal that round-trips.
+std::string num(double v) { return text::format_double(v); }
+using text::xml_escape;
 
 void append_route(std::string& xml, const Machine& machine, int a, int b, const std::vector<LinkUse>& route) {
   xml += "  <route src=\"";

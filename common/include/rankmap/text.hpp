@@ -30,5 +30,8 @@ std::string format_duration(double seconds);
 std::string format_bandwidth(double bytes_per_second);
 // Shortest decimal that round-trips a double.
 std::string format_double(double v);
+// Escapes & < > " ' for XML/HTML text and attribute values (host names and
+// titles come from user files).
+std::string xml_escape(std::string_view s);
 
 }  // namespace rankmap::text

@@ -45,7 +45,7 @@ struct Figure {
 std::string html_page(const std::string& title, const std::vector<std::string>& notes, const Table& table,
                       const std::vector<Figure>& figures);
 
-// Escapes &, <, >, " for HTML and SVG text.
+// Escapes text for HTML and SVG (text::xml_escape).
 std::string escape(const std::string& text);
 
 }  // namespace rankmap::report
