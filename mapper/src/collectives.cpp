@@ -66,6 +66,9 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
   const int n = static_cast<int>(members.size());
   const double calls = static_cast<double>(record.calls);
   const double m = calls > 0 ? static_cast<double>(record.bytes) / calls : 0;  // payload of one call
+  // gather/scatter/allgather/reduce_scatter records carry the whole buffer
+  // (n blocks, docs/profiler.md); the algorithms move blocks.
+  const double block = m / n;
   const int root = record.root < 0 ? 0 : record.root;
   const std::string& op = record.op;
   Emitter e{members, calls, out};
@@ -76,10 +79,10 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
   } else if (op == "reduce") {
     binomial_tree(n, root, [&](int parent, int child, int) { e.send(child, parent, m); });
   } else if (op == "gather" || op == "gatherv") {
-    // m is one rank's block: a child forwards its whole subtree's blocks.
-    binomial_tree(n, root, [&](int parent, int child, int subtree) { e.send(child, parent, m * subtree); });
+    // A child forwards its whole subtree's blocks.
+    binomial_tree(n, root, [&](int parent, int child, int subtree) { e.send(child, parent, block * subtree); });
   } else if (op == "scatter" || op == "scatterv") {
-    binomial_tree(n, root, [&](int parent, int child, int subtree) { e.send(parent, child, m * subtree); });
+    binomial_tree(n, root, [&](int parent, int child, int subtree) { e.send(parent, child, block * subtree); });
   } else if (op == "allreduce" || op == "scan" || op == "exscan") {
     const bool rabenseifner = op == "allreduce" && m > kAllreduceShort;
     recursive_doubling(
@@ -103,25 +106,25 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
           e.send(a, b, 2 * part);
         });
   } else if (op == "allgather" || op == "allgatherv") {
-    const double total = m * n;
+    const double total = m;
     if (total >= kAllgatherLong) {
-      for (int i = 0; i < n; ++i) e.out.push_back(Flow{members[i], members[(i + 1) % n], calls * (n - 1), calls * m * (n - 1)});
+      for (int i = 0; i < n; ++i) e.out.push_back(Flow{members[i], members[(i + 1) % n], calls * (n - 1), calls * block * (n - 1)});
     } else if (is_power_of_two(n) && total < kAllgatherShort) {
       for (int mask = 1; mask < n; mask <<= 1)
-        for (int i = 0; i < n; ++i) e.send(i, i ^ mask, m * mask);
+        for (int i = 0; i < n; ++i) e.send(i, i ^ mask, block * mask);
     } else {
       // Bruck: step k sends 2^k blocks (fewer at the last step) to rank i - 2^k.
       for (int k = 1; k < n; k <<= 1)
-        for (int i = 0; i < n; ++i) e.send(i, (i - k + n) % n, m * std::min(k, n - k));
+        for (int i = 0; i < n; ++i) e.send(i, (i - k + n) % n, block * std::min(k, n - k));
     }
   } else if (op == "reduce_scatter" || op == "reduce_scatter_block") {
-    // m is one rank's result block. Power of two: recursive halving; otherwise
-    // modelled as a ring reduce-scatter (n-1 steps of one block to i+1).
+    // Power of two: recursive halving (half the vector, then a quarter, ...);
+    // otherwise modelled as a ring reduce-scatter (n-1 steps of one block to i+1).
     if (is_power_of_two(n)) {
       for (int mask = n / 2; mask >= 1; mask >>= 1)
-        for (int i = 0; i < n; ++i) e.send(i, i ^ mask, m * mask);
+        for (int i = 0; i < n; ++i) e.send(i, i ^ mask, block * mask);
     } else {
-      for (int i = 0; i < n; ++i) e.out.push_back(Flow{members[i], members[(i + 1) % n], calls * (n - 1), calls * m * (n - 1)});
+      for (int i = 0; i < n; ++i) e.out.push_back(Flow{members[i], members[(i + 1) % n], calls * (n - 1), calls * block * (n - 1)});
     }
   } else if (op == "barrier") {
     // Dissemination: messages only (zero bytes; they still cost latency).

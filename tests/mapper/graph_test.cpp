@@ -83,9 +83,10 @@ TEST_CASE("collectives: binomial bcast, reduce, gather, scatter") {
   // Root 3 of 4: relative ranks shift by the root.
   CHECK(expand("bcast", 4, 3, 10) == FlowMap{{{3, 0}, 10}, {{3, 1}, 10}, {{1, 2}, 10}});
   CHECK(expand("reduce", 4, 0, 10) == FlowMap{{{1, 0}, 10}, {{2, 0}, 10}, {{3, 2}, 10}});
-  // Gather: a child forwards its subtree's blocks (vr 2 holds 2 and 3).
-  CHECK(expand("gather", 4, 0, 10) == FlowMap{{{1, 0}, 10}, {{2, 0}, 20}, {{3, 2}, 10}});
-  CHECK(expand("scatter", 5, 0, 10) == FlowMap{{{0, 1}, 10}, {{0, 2}, 20}, {{2, 3}, 10}, {{0, 4}, 10}});
+  // Gather: the record has the whole gathered buffer (4 blocks of 10); a child
+  // forwards its subtree's blocks (vr 2 holds 2 and 3).
+  CHECK(expand("gather", 4, 0, 40) == FlowMap{{{1, 0}, 10}, {{2, 0}, 20}, {{3, 2}, 10}});
+  CHECK(expand("scatter", 5, 0, 50) == FlowMap{{{0, 1}, 10}, {{0, 2}, 20}, {{2, 3}, 10}, {{0, 4}, 10}});
 }
 
 TEST_CASE("collectives: allreduce by recursive doubling and Rabenseifner") {
@@ -110,15 +111,29 @@ TEST_CASE("collectives: allreduce by recursive doubling and Rabenseifner") {
 }
 
 TEST_CASE("collectives: allgather shapes by size") {
+  // The record has the whole gathered buffer (n blocks of 10 B).
   // Power of two, short: recursive doubling, 2^k blocks at step k.
-  CHECK(expand("allgather", 4, -1, 10) == FlowMap{{{0, 1}, 10}, {{1, 0}, 10}, {{2, 3}, 10}, {{3, 2}, 10},
+  CHECK(expand("allgather", 4, -1, 40) == FlowMap{{{0, 1}, 10}, {{1, 0}, 10}, {{2, 3}, 10}, {{3, 2}, 10},
                                                   {{0, 2}, 20}, {{2, 0}, 20}, {{1, 3}, 20}, {{3, 1}, 20}});
   // Not a power of two, short: Bruck, step 1 one block to i-1, step 2 two blocks to i-2.
-  CHECK(expand("allgather", 3, -1, 10) ==
+  CHECK(expand("allgather", 3, -1, 30) ==
         FlowMap{{{0, 2}, 10}, {{1, 0}, 10}, {{2, 1}, 10}, {{0, 1}, 10}, {{1, 2}, 10}, {{2, 0}, 10}});
   // Long: ring, n-1 blocks to the right neighbour.
-  CHECK(expand("allgather", 4, -1, 1 << 20) ==
+  CHECK(expand("allgather", 4, -1, 4 << 20) ==
         FlowMap{{{0, 1}, 3 << 20}, {{1, 2}, 3 << 20}, {{2, 3}, 3 << 20}, {{3, 0}, 3 << 20}});
+}
+
+TEST_CASE("collectives: reduce_scatter halves the vector, barrier sends only messages") {
+  // Whole vector 4 x 10 B: partner at distance 2 gets half (20), then distance 1 a quarter.
+  CHECK(expand("reduce_scatter_block", 4, -1, 40) == FlowMap{{{0, 2}, 20}, {{2, 0}, 20}, {{1, 3}, 20}, {{3, 1}, 20},
+                                                             {{0, 1}, 10}, {{1, 0}, 10}, {{2, 3}, 10}, {{3, 2}, 10}});
+  std::vector<Flow> flows;
+  REQUIRE(expand_collective(CollectiveRecord{0, "barrier", -1, 2, 0}, {0, 1, 2}, flows));
+  REQUIRE(flows.size() == 6);  // dissemination: steps 1 and 2, three ranks each
+  for (const Flow& f : flows) {
+    CHECK(f.bytes == 0);
+    CHECK(f.messages == 2);
+  }
 }
 
 TEST_CASE("collectives: unknown operations are reported, ignore drops all") {
