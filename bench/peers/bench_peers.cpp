@@ -619,7 +619,7 @@ struct Verdict {
   bool weighted_best = true;
   bool link_best = true;
   std::string weighted_winner, link_winner;  // best tool when the default is not best
-  double weighted_margin = 0, link_margin = 0;
+  double weighted_margin = 0, link_margin = 0;  // how much lower the winner is, fraction of the default
 };
 
 Verdict judge(const std::vector<Result>& rs) {
@@ -632,12 +632,12 @@ Verdict judge(const std::vector<Result>& rs) {
   for (const Result& r : rs) {
     if (r.state != State::ok || &r == def) continue;
     if (!tied_or_better(def->metrics.weighted_cost, r.metrics.weighted_cost)) {
-      const double margin = def->metrics.weighted_cost / r.metrics.weighted_cost - 1;
+      const double margin = 1 - r.metrics.weighted_cost / def->metrics.weighted_cost;
       if (margin > v.weighted_margin) v.weighted_winner = r.tool, v.weighted_margin = margin;
       v.weighted_best = false;
     }
     if (!tied_or_better(def->metrics.max_link_relative, r.metrics.max_link_relative)) {
-      const double margin = def->metrics.max_link_relative / r.metrics.max_link_relative - 1;
+      const double margin = 1 - r.metrics.max_link_relative / def->metrics.max_link_relative;
       if (margin > v.link_margin) v.link_winner = r.tool, v.link_margin = margin;
       v.link_best = false;
     }
@@ -657,7 +657,7 @@ void write_tables(std::ostream& md, const std::vector<Instance>& instances,
     const Verdict v = judge(results[i]);
     auto say = [](bool best, const std::string& who, double margin) {
       return best ? std::string("best or tied")
-                  : "**not best**: " + who + " is " + fmt("%.1f", margin * 100) + "% lower";
+                  : "**not best**: " + who + " is " + fmt("%.1f", margin * 100) + "% lower than the default";
     };
     md << "| " << instances[i].group.substr(0, instances[i].group.find(" (")) << " | " << instances[i].name()
        << " | " << say(v.weighted_best, v.weighted_winner, v.weighted_margin) << " | "
