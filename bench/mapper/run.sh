@@ -27,6 +27,7 @@ instance() {  # title machine ppn ranks patterns...
 
 all="stencil2d stencil3d stencil27 stencil3d-shuffled ring alltoall random"
 instance "128 ranks, desmos (torus 4x2x2x2, node package:1,core:6), 4 ranks per node" desmos 4 128 $all
-instance "1,024 ranks, torus=8x4x4x4 node=package:2,core:4, 4 ranks per node" "torus=8x4x4x4 node=package:2,core:4" 4 1024 $all
+# 8x4x4x4 has 512 nodes: 2 ranks per node fills it, as the other two instances are full.
+instance "1,024 ranks, torus=8x4x4x4 node=package:2,core:4, 2 ranks per node" "torus=8x4x4x4 node=package:2,core:4" 2 1024 $all
 instance "32,768 ranks, torus=16x16x8x2 node=package:2,core:4, 8 ranks per node" "torus=16x16x8x2 node=package:2,core:4" 8 32768 \
   stencil2d stencil3d stencil27 stencil3d-shuffled ring random

@@ -71,10 +71,18 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   }
   say("mapping ranks with Scotch (torusXD)");
   {
-    auto node_of = detail::scotch_map(g, torus, p.nodes, false, p.seed, out.notes);
+    auto node_of = detail::scotch_map(g, torus, p.nodes, false, false, p.seed, out.notes);
     if (!node_of) return node_of.error();
     detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
     cands.push_back(Candidate{"scotch", std::move(*node_of), {}});
+  }
+  if (p.ranks() <= kSearchAllStartsUpTo) {
+    say("mapping ranks with Scotch (strict balance)");
+    std::vector<std::string> same_notes;
+    auto node_of = detail::scotch_map(g, torus, p.nodes, false, true, p.seed, same_notes);
+    if (!node_of) return node_of.error();
+    detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
+    cands.push_back(Candidate{"scotch-strict", std::move(*node_of), {}});
   }
   const size_t starts = cands.size();
   for (Candidate& c : cands) c.score = detail::network_score(*p.traffic, torus, c.node_of);

@@ -67,7 +67,8 @@ struct Bisector {
       auto iw = integer_weights(w);
       std::vector<idx_t> adjwgt(iw.begin(), iw.end());
       idx_t nv = n, ncon = 1, nparts = 2, objval = 0;
-      real_t tpwgts[2] = {static_cast<real_t>(first) / n, 1 - static_cast<real_t>(first) / n};
+      real_t tpwgts[2] = {static_cast<real_t>(first) / static_cast<real_t>(n),
+                          1 - static_cast<real_t>(first) / static_cast<real_t>(n)};
       real_t ubvec = 1.001f;
       idx_t options[METIS_NOPTIONS];
       METIS_SetDefaultOptions(options);
@@ -103,23 +104,95 @@ struct Bisector {
     verts.insert(verts.end(), b.begin(), b.end());
   }
 
-  void run(std::vector<int> verts, std::vector<int> nodes) {
-    if (verts.empty()) return;
-    if (nodes.size() == 1) {
-      for (int v : verts) node_of[v] = nodes[0];
-      return;
+  // A node of `nodes` near their middle: where the vertices of this domain
+  // are assumed to be until the recursion places them.
+  int representative(const std::vector<int>& nodes) const {
+    std::vector<int> c(static_cast<size_t>(torus.dims()));
+    std::vector<int> cs;
+    for (int d = 0; d < torus.dims(); ++d) {
+      cs.clear();
+      for (int a : nodes) cs.push_back(torus.coord(a, d));
+      std::nth_element(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
+      c[d] = cs[cs.size() / 2];
     }
-    size_t half = 0;
-    split_nodes(nodes, half);
-    const long long n = static_cast<long long>(verts.size());
-    const long long slots0 = static_cast<long long>(half) * cap, slots = static_cast<long long>(nodes.size()) * cap;
-    // Ranks in proportion to slots, within both halves' capacity.
-    long long first = (n * slots0 + slots / 2) / slots;
-    first = std::max(first, n - (slots - slots0));
-    first = std::min(first, slots0);
-    bisect(verts, static_cast<int>(first));
-    run(std::vector<int>(verts.begin(), verts.begin() + first), std::vector<int>(nodes.begin(), nodes.begin() + static_cast<long>(half)));
-    run(std::vector<int>(verts.begin() + first, verts.end()), std::vector<int>(nodes.begin() + static_cast<long>(half), nodes.end()));
+    const int mid = torus.node_at(c);
+    return std::find(nodes.begin(), nodes.end(), mid) != nodes.end() ? mid : nodes[nodes.size() / 2];
+  }
+
+  // Pull of the vertices in [b, e) towards node `at`, from their edges to
+  // vertices outside the domain being split (at their current representative).
+  double external_cost(const std::vector<int>& verts, size_t b, size_t e, int at) const {
+    double cost = 0;
+    for (size_t i = b; i < e; ++i) {
+      const int v = verts[i];
+      for (auto k = g.xadj[v]; k < g.xadj[v + 1]; ++k) {
+        const int q = g.adjncy[k];
+        if (domain[q] != domain[v]) cost += g.weight[k] * torus.weighted_distance(at, node_of[q]);
+      }
+    }
+    return cost;
+  }
+
+  struct Job {
+    std::vector<int> verts, nodes;
+  };
+  std::vector<int> domain;  // id of the job a vertex currently belongs to
+
+  // Breadth first, so that when a domain is split every other vertex is
+  // already placed at the same granularity: the two halves can then be
+  // oriented towards the neighbours they talk to (Scotch's external gains,
+  // reduced to the choice of orientation).
+  void run(std::vector<int> all_verts, std::vector<int> all_nodes) {
+    std::vector<Job> level, next;
+    int next_id = 1;
+    domain.assign(static_cast<size_t>(g.vertices), 0);
+    const int rep0 = representative(all_nodes);
+    for (int v : all_verts) node_of[v] = rep0;
+    level.push_back(Job{std::move(all_verts), std::move(all_nodes)});
+    while (!level.empty()) {
+      next.clear();
+      for (Job& job : level) {
+        if (job.verts.empty()) continue;
+        if (job.nodes.size() == 1) {
+          for (int v : job.verts) node_of[v] = job.nodes[0];
+          continue;
+        }
+        size_t half = 0;
+        split_nodes(job.nodes, half);
+        std::vector<int> nodes0(job.nodes.begin(), job.nodes.begin() + static_cast<long>(half));
+        std::vector<int> nodes1(job.nodes.begin() + static_cast<long>(half), job.nodes.end());
+        const long long n = static_cast<long long>(job.verts.size());
+        const long long slots0 = static_cast<long long>(half) * cap;
+        const long long slots = static_cast<long long>(job.nodes.size()) * cap;
+        // Ranks in proportion to slots, within both halves' capacity.
+        long long first = (n * slots0 + slots / 2) / slots;
+        first = std::max(first, n - (slots - slots0));
+        first = std::min(first, slots0);
+        bisect(job.verts, static_cast<int>(first));
+        const size_t f = static_cast<size_t>(first);
+        const int rep0h = representative(nodes0), rep1h = representative(nodes1);
+        if (2 * f == job.verts.size() && nodes0.size() == nodes1.size()) {
+          const double keep = external_cost(job.verts, 0, f, rep0h) + external_cost(job.verts, f, job.verts.size(), rep1h);
+          const double flip = external_cost(job.verts, 0, f, rep1h) + external_cost(job.verts, f, job.verts.size(), rep0h);
+          if (flip < keep) std::swap(nodes0, nodes1);
+        }
+        const int r0 = representative(nodes0), r1 = representative(nodes1);
+        Job a{std::vector<int>(job.verts.begin(), job.verts.begin() + static_cast<long>(f)), std::move(nodes0)};
+        Job b{std::vector<int>(job.verts.begin() + static_cast<long>(f), job.verts.end()), std::move(nodes1)};
+        const int ida = next_id++, idb = next_id++;
+        for (int v : a.verts) {
+          domain[v] = ida;
+          node_of[v] = r0;
+        }
+        for (int v : b.verts) {
+          domain[v] = idb;
+          node_of[v] = r1;
+        }
+        next.push_back(std::move(a));
+        next.push_back(std::move(b));
+      }
+      level.swap(next);
+    }
   }
 };
 
@@ -128,7 +201,7 @@ struct Bisector {
 std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
                                          int cap, std::uint64_t seed) {
   std::vector<int> node_of(static_cast<size_t>(graph.vertices), nodes.front());
-  Bisector b{graph, torus, cap, seed, node_of, std::vector<int>(static_cast<size_t>(graph.vertices), -1)};
+  Bisector b{graph, torus, cap, seed, node_of, std::vector<int>(static_cast<size_t>(graph.vertices), -1), {}};
   std::vector<int> verts(static_cast<size_t>(graph.vertices));
   std::iota(verts.begin(), verts.end(), 0);
   b.run(std::move(verts), nodes);

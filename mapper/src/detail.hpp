@@ -35,8 +35,10 @@ CommGraph contract(const CommGraph& graph, const std::vector<int>& part, int k);
 // weighted: a target built from the torus graph with edge cost 1/links[d]
 // (Scotch "deco" target) instead of the plain torusXD/meshXD (hop) target.
 // Returns the torus node of every vertex (balance is Scotch's, not exact).
+// strict_balance: quality + balance strategy with zero imbalance (-cqb -b0).
 Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
-                                    bool weighted, std::uint64_t seed, std::vector<std::string>& notes);
+                                    bool weighted, bool strict_balance, std::uint64_t seed,
+                                    std::vector<std::string>& notes);
 
 // Dual recursive bisection: the allocated nodes are halved across their widest
 // dimension and the vertices split by METIS in proportion to the halves'

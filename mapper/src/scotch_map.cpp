@@ -63,7 +63,8 @@ void build_torus_graph(const Torus& torus, bool weighted, std::vector<SCOTCH_Num
 }  // namespace
 
 Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
-                                    bool weighted, std::uint64_t seed, std::vector<std::string>& notes) {
+                                    bool weighted, bool strict_balance, std::uint64_t seed,
+                                    std::vector<std::string>& notes) {
   const int n = graph.vertices;
   std::vector<int> node_of(static_cast<size_t>(n), nodes.front());
   if (n == 0) return node_of;
@@ -121,7 +122,13 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
     arch = &sub.a;
   }
   ScotchStrat strat;
-  SCOTCH_stratGraphMapBuild(&strat.s, SCOTCH_STRATDEFAULT, static_cast<SCOTCH_Num>(nodes.size()), 0.01);
+  // Default: what scotch_gmap does by default (with 1% imbalance). Strict:
+  // quality and balance flags with zero imbalance (scotch_gmap -cqb -b0),
+  // which often finds tighter embeddings of regular graphs.
+  if (strict_balance)
+    SCOTCH_stratGraphMapBuild(&strat.s, SCOTCH_STRATQUALITY | SCOTCH_STRATBALANCE, static_cast<SCOTCH_Num>(nodes.size()), 0.0);
+  else
+    SCOTCH_stratGraphMapBuild(&strat.s, SCOTCH_STRATDEFAULT, static_cast<SCOTCH_Num>(nodes.size()), 0.01);
   std::vector<SCOTCH_Num> parttab(static_cast<size_t>(n), 0);
   ScotchContext ctx;
   if (SCOTCH_contextRandomClone(&ctx.c) != 0 ||
