@@ -47,12 +47,12 @@ std::string fmt(double v) {
 
 void print_row(const std::string& pattern, const std::string& algo, const Row& r) {
   const Metrics& m = r.m;
-  std::printf("| %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s |%s\n", pattern.c_str(),
+  std::printf("| %s | %s | %.2f | %.0f | %s | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |\n", pattern.c_str(),
               algo.c_str(), r.seconds, static_cast<double>(r.peak_kb) / 1024.0, fmt(m.inter_node_bytes).c_str(),
               fmt(m.hop_bytes).c_str(), fmt(m.weighted_cost).c_str(), fmt(m.gap_weighted).c_str(),
               fmt(m.mean_dilation).c_str(), m.max_dilation, fmt(m.max_link_relative * 1e3).c_str(),
               fmt(m.mean_link_relative * 1e3).c_str(), fmt(m.comm_time_max * 1e3).c_str(),
-              fmt(m.cross_package_bytes).c_str(), r.note.empty() ? "" : (" " + r.note).c_str());
+              fmt(m.cross_package_bytes).c_str(), r.note.c_str());
   std::fflush(stdout);
 }
 
@@ -162,10 +162,12 @@ int main(int argc, char** argv) {
           s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
           if (!r) return "ERROR " + r.error().message;
           out = r->placement;
-          return "";
+          std::string notes;
+          for (const auto& n : r->notes) notes += (notes.empty() ? "" : "; ") + n;
+          return notes;
         },
         row.seconds, pl, row.note);
-    if (!row.note.empty()) die(name + ": " + row.note);
+    if (row.note.rfind("ERROR ", 0) == 0) die(name + ": " + row.note);
     row.m = score(pl);
     print_row(spec.pattern, name, row);
   }

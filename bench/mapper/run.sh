@@ -12,8 +12,8 @@ header() {
   echo
   echo "### $1"
   echo
-  echo "| pattern | algorithm | time s | peak MB | inter-node B | hop-bytes | bw-weighted cost | gap to bound | mean dil | max dil | max link ms | mean link ms | comm time max ms | cross-pkg B |"
-  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+  echo "| pattern | algorithm | time s | peak MB | inter-node B | hop-bytes | bw-weighted cost | gap to bound | mean dil | max dil | max link ms | mean link ms | comm time max ms | cross-pkg B | note |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 }
 
 instance() {  # title machine ppn ranks patterns...
