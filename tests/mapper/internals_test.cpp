@@ -1,0 +1,116 @@
+// The building blocks under the algorithms (mapper/src/detail.hpp): exact
+// capacities after METIS, Scotch and the bisection, and Scotch's fallback
+// target for tori it cannot describe.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <numeric>
+
+#include "../../mapper/src/detail.hpp"
+
+using namespace rankmap;
+
+namespace {
+
+Platform platform_of(const std::string& line) {
+  auto m = parse_machine(line);
+  REQUIRE(m.ok());
+  auto p = Platform::from_machine(*m);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+CommGraph synth_graph(const std::string& pattern, int n, int degree, std::uint64_t seed) {
+  SynthSpec s;
+  s.pattern = pattern;
+  s.ranks = n;
+  s.degree = degree;
+  s.seed = seed;
+  auto p = synthesize(s);
+  REQUIRE(p.ok());
+  auto t = traffic_from_profile(*p, CollectiveModel::model);
+  REQUIRE(t.ok());
+  return build_comm_graph(*t, 0);
+}
+
+CommGraph random_graph(int n, int degree, std::uint64_t seed) { return synth_graph("random", n, degree, seed); }
+
+int max_load(const std::vector<int>& bins, int count) {
+  std::vector<int> load(static_cast<size_t>(count), 0);
+  for (int b : bins) ++load[b];
+  return *std::max_element(load.begin(), load.end());
+}
+
+std::vector<int> iota_nodes(int n) {
+  std::vector<int> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("internals: METIS groups never exceed the capacity, edge cases by hand") {
+  for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+    const CommGraph g = random_graph(61, 4, seed);
+    for (int cap : {1, 2, 5, 8, 61}) {
+      const int k = detail::groups_needed(61, cap);
+      const auto part = detail::partition_groups(g, k, cap, seed);
+      REQUIRE(part.size() == 61);
+      CHECK(*std::max_element(part.begin(), part.end()) < k);
+      CHECK(max_load(part, k) <= cap);
+    }
+  }
+  // Forced overflow: everything in group 0 must be spread exactly.
+  const CommGraph g = random_graph(20, 3, 9);
+  std::vector<int> part(20, 0);
+  detail::enforce_group_capacity(g, part, 5, 4);
+  CHECK(max_load(part, 5) == 4);
+}
+
+TEST_CASE("internals: the bisection fills nodes exactly, on full and partial allocations") {
+  const Platform pf = platform_of("torus=4x3x2 links=2x1x1 node=core:4");
+  for (int n : {1, 7, 48, 96}) {
+    const CommGraph g = n < 8 ? synth_graph("ring", n, 0, 1) : random_graph(n, 3, 3);
+    REQUIRE(g.vertices == n);
+    const auto node_of = detail::recursive_bisection_map(g, pf.torus, iota_nodes(24), 4, 1);
+    CHECK(max_load(node_of, 24) <= 4);
+  }
+  const CommGraph g = random_graph(30, 4, 2);
+  const std::vector<int> nodes = {23, 5, 9, 0, 17, 12, 3, 8};
+  const auto node_of = detail::recursive_bisection_map(g, pf.torus, nodes, 4, 1);
+  CHECK(max_load(node_of, 24) <= 4);
+  for (int a : node_of) CHECK(std::find(nodes.begin(), nodes.end(), a) != nodes.end());
+}
+
+TEST_CASE("internals: Scotch on tori its torusXD cannot describe falls back to a graph target") {
+  // Six dimensions of size > 1: beyond SCOTCH_archTorusX.
+  const Platform pf = platform_of("torus=2x2x2x2x2x3 node=core:2");
+  const CommGraph g = random_graph(150, 4, 5);
+  std::vector<std::string> notes;
+  auto node_of = detail::scotch_map(g, pf.torus, iota_nodes(96), false, false, 1, notes);
+  REQUIRE(node_of.ok());
+  REQUIRE(notes.size() == 1);
+  CHECK_THAT(notes[0], Catch::Contains("at most 5 dimensions"));
+  detail::enforce_node_capacity(g, pf.torus, iota_nodes(96), 2, *node_of);
+  CHECK(max_load(*node_of, 96) <= 2);
+  // Mixed wrap (a ring and a chain) also goes through the graph target.
+  const Platform mixed = platform_of("torus=4x3 wrap=1x0 node=core:2");
+  notes.clear();
+  auto m = detail::scotch_map(random_graph(20, 3, 1), mixed.torus, iota_nodes(12), false, false, 1, notes);
+  REQUIRE(m.ok());
+  CHECK(notes.size() == 1);
+}
+
+TEST_CASE("internals: the local search never raises the cost and keeps capacities") {
+  const Platform pf = platform_of("torus=4x4 links=2x1 node=core:4");
+  const CommGraph g = random_graph(60, 5, 4);
+  std::vector<int> node_of(60);
+  for (int r = 0; r < 60; ++r) node_of[r] = (r * 7) % 16;  // <= 4 per node
+  REQUIRE(max_load(node_of, 16) <= 4);
+  const double before = detail::weighted_cost(g, pf.torus, node_of);
+  detail::refine(g, pf.torus, iota_nodes(16), 4, node_of, 4);
+  const double after = detail::weighted_cost(g, pf.torus, node_of);
+  CHECK(after <= before);
+  CHECK(after < before);  // a scrambled start always leaves something to gain
+  CHECK(max_load(node_of, 16) <= 4);
+}
