@@ -133,6 +133,71 @@ struct Bisector {
     return cost;
   }
 
+  // Kernighan-Lin style pair swaps between the two halves [0, f) -> r0 and
+  // [f, n) -> r1 that lower the cut (priced at the distance between the
+  // halves) plus the distance to partners outside (at their current place).
+  // This is what METIS cannot see: it bisects without knowing where the rest
+  // of the graph sits. Swaps keep both sizes exact.
+  void refine_split(std::vector<int>& verts, size_t f, int r0, int r1) {
+    const size_t n = verts.size();
+    if (f == 0 || f == n) return;
+    const double d01 = torus.weighted_distance(r0, r1);
+    for (size_t i = 0; i < n; ++i) local[verts[i]] = static_cast<int>(i);
+    std::vector<double> gain(n);  // cost change if the vertex alone switched sides
+    std::vector<size_t> side0, side1;
+    for (int pass = 0; pass < 4; ++pass) {
+      for (size_t i = 0; i < n; ++i) {
+        const int v = verts[i];
+        const bool in0 = i < f;
+        double d = 0;
+        for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+          const int q = g.adjncy[e];
+          const int li = local[q];
+          if (li >= 0) {
+            const bool q0 = static_cast<size_t>(li) < f;
+            d += g.weight[e] * d01 * (q0 == in0 ? 1.0 : -1.0);
+          } else {
+            d += g.weight[e] * (torus.weighted_distance(in0 ? r1 : r0, node_of[q]) -
+                                torus.weighted_distance(in0 ? r0 : r1, node_of[q]));
+          }
+        }
+        gain[i] = d;
+      }
+      side0.clear();
+      side1.clear();
+      for (size_t i = 0; i < n; ++i)
+        if (gain[i] < 0) (i < f ? side0 : side1).push_back(i);
+      auto by_gain = [&](size_t a, size_t b) { return gain[a] != gain[b] ? gain[a] < gain[b] : a < b; };
+      std::sort(side0.begin(), side0.end(), by_gain);
+      std::sort(side1.begin(), side1.end(), by_gain);
+      // Pair the most eager movers of each side; a pair's estimate ignores
+      // edges among other pairs, so each pass recomputes from scratch.
+      std::vector<char> moved(n, 0);
+      int swaps = 0;
+      for (size_t k = 0; k < std::min(side0.size(), side1.size()); ++k) {
+        const size_t a = side0[k], b = side1[k];
+        double ab = 0;
+        const int va = verts[a], vb = verts[b];
+        for (auto e = g.xadj[va]; e < g.xadj[va + 1]; ++e)
+          if (g.adjncy[e] == vb) ab = g.weight[e];
+        bool touched = false;
+        for (size_t x : {a, b})
+          for (auto e = g.xadj[verts[x]]; e < g.xadj[verts[x] + 1]; ++e) {
+            const int li = local[g.adjncy[e]];
+            if (li >= 0 && moved[static_cast<size_t>(li)]) touched = true;
+          }
+        if (touched || gain[a] + gain[b] + 2 * ab * d01 >= 0) continue;
+        std::swap(verts[a], verts[b]);
+        local[verts[a]] = static_cast<int>(a);
+        local[verts[b]] = static_cast<int>(b);
+        moved[a] = moved[b] = 1;
+        ++swaps;
+      }
+      if (swaps == 0) break;
+    }
+    for (int v : verts) local[v] = -1;
+  }
+
   struct Job {
     std::vector<int> verts, nodes;
   };
@@ -177,6 +242,7 @@ struct Bisector {
           if (flip < keep) std::swap(nodes0, nodes1);
         }
         const int r0 = representative(nodes0), r1 = representative(nodes1);
+        refine_split(job.verts, f, r0, r1);
         Job a{std::vector<int>(job.verts.begin(), job.verts.begin() + static_cast<long>(f)), std::move(nodes0)};
         Job b{std::vector<int>(job.verts.begin() + static_cast<long>(f), job.verts.end()), std::move(nodes1)};
         const int ida = next_id++, idb = next_id++;
