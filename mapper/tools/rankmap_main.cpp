@@ -159,7 +159,11 @@ int run_map(const Common& o) {
   if (!o.nodes.empty()) opt.nodes = take(parse_node_list(o.nodes, machine));
   if (progress && (o.verbose || traffic.ranks >= 4096))
     opt.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
-  if (!find_algorithm(o.algorithm)) take(map_ranks(traffic, platform, opt));  // reports the known names
+  if (!find_algorithm(o.algorithm)) {
+    std::string names;
+    for (const auto& a : algorithms()) names += (names.empty() ? "" : ", ") + a.name;
+    throw Failure{2, "unknown algorithm '" + o.algorithm + "' (known: " + names + ")"};
+  }
   MapOutcome chosen = take(map_ranks(traffic, platform, opt), o.profile);
   const double map_seconds = clock.seconds();
   if (!o.quiet)
