@@ -52,7 +52,7 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
   // Slot j of a rank's partners (heaviest first): the first ppn-1 share its
   // node, the next ppn sit on its nearest other node, and so on.
   auto slot_distance = [&](const std::vector<double>& profile, std::int64_t j) {
-    if (j < ppn - 1) return 0.0;
+    if (j < ppn - 1 || profile.empty()) return 0.0;  // empty: no other node to be on
     const std::int64_t k = (j - (ppn - 1)) / ppn;
     return k < static_cast<std::int64_t>(profile.size()) ? profile[static_cast<size_t>(k)] : profile.back();
   };
@@ -68,6 +68,39 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
   }
   lb.hop_bytes /= 2;
   lb.weighted /= 2;
+
+  // Second bound, for sparse graphs where every rank's partners would fit on
+  // its node: a connected component of c ranks spans at least ceil(c / ppn)
+  // nodes, so at least ceil(c / ppn) - 1 of its edges leave a node, each at
+  // least the nearest-node distance D_0 long. The lightest such edges give a
+  // bound; the larger of the two bounds holds.
+  if (!hop_profile.empty()) {
+    std::vector<int> parent(static_cast<size_t>(g.vertices));
+    std::iota(parent.begin(), parent.end(), 0);
+    auto find = [&](int x) {
+      while (parent[x] != x) x = parent[x] = parent[parent[x]];
+      return x;
+    };
+    for (int u = 0; u < g.vertices; ++u)
+      for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e) parent[find(u)] = find(g.adjncy[e]);
+    std::vector<std::int64_t> size(static_cast<size_t>(g.vertices), 0);
+    std::vector<std::vector<double>> edges(static_cast<size_t>(g.vertices));
+    for (int u = 0; u < g.vertices; ++u) {
+      ++size[find(u)];
+      for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e)
+        if (u < g.adjncy[e]) edges[find(u)].push_back(g.weight[e]);
+    }
+    double lightest = 0;
+    for (int c = 0; c < g.vertices; ++c) {
+      const std::int64_t cut = (size[c] + ppn - 1) / ppn - 1;
+      if (cut <= 0) continue;
+      auto& w_c = edges[c];
+      std::nth_element(w_c.begin(), w_c.begin() + (cut - 1), w_c.end());
+      for (std::int64_t i = 0; i < cut; ++i) lightest += w_c[static_cast<size_t>(i)];
+    }
+    lb.hop_bytes = std::max(lb.hop_bytes, lightest * hop_profile[0]);
+    lb.weighted = std::max(lb.weighted, lightest * wd_profile[0]);
+  }
   return lb;
 }
 

@@ -119,6 +119,27 @@ TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
   CHECK(m->gap_hop_bytes == 0);
 }
 
+TEST_CASE("lower bound: the component bound covers partners that fit on one node") {
+  // Ring of 8 (20 B per edge both ways) on a ring of 4 nodes.
+  const Platform pf = platform_of("torus=4 node=core:4");
+  std::vector<Flow> flows;
+  for (int r = 0; r < 8; ++r) {
+    flows.push_back({r, (r + 1) % 8, 1, 10});
+    flows.push_back({(r + 1) % 8, r, 1, 10});
+  }
+  std::sort(flows.begin(), flows.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+  const CommGraph g = build_comm_graph(traffic_of(8, flows), 0);
+  // ppn 4: both partners fit on a rank's node (per-rank bound 0), but 8 ranks
+  // need 2 nodes, so at least one edge (20 B) is a hop long. The optimum, two
+  // neighbouring nodes, cuts two edges: 40.
+  CHECK(cost_lower_bound(g, pf.torus, 4, {}).hop_bytes == 20);
+  // ppn 2: the per-rank bound (one partner on-node, one a hop away: 8 x 20 / 2)
+  // beats the component bound (3 edges).
+  CHECK(cost_lower_bound(g, pf.torus, 2, {}).hop_bytes == 80);
+  // A single node holds everything: no bound from either side.
+  CHECK(cost_lower_bound(g, pf.torus, 8, {}).hop_bytes == 0);
+}
+
 TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") {
   // Mesh of 4 in a line, allocation {0, 3}: the only other allocated node is
   // 3 hops away, so a pair split across nodes costs at least 3 hops.
