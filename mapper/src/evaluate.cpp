@@ -7,6 +7,12 @@
 
 namespace rankmap {
 
+std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector<Placement>& placement) {
+  std::vector<int> node_of(placement.size());
+  for (size_t r = 0; r < placement.size(); ++r) node_of[r] = placement[r].node;
+  return detail::node_flows(traffic, node_of);
+}
+
 Result<Platform> Platform::from_machine(const Machine& machine) {
   auto torus = machine.torus();
   if (!torus) return torus.error();

@@ -56,6 +56,11 @@ struct Platform {
   static Result<Platform> from_machine(const Machine& machine);
 };
 
+// Rank traffic between different nodes of a placement, summed per ordered
+// node pair: what Torus::link_loads routes (the evaluator, the report's
+// link-load pictures and the simulator all see the same flows).
+std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector<Placement>& placement);
+
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options = {});
 
