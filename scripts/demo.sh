@@ -3,7 +3,8 @@
 #   install -> build -> profile stencil3d at 128 ranks (natively, MPICH, with the
 #   profiler preloaded and the yield shim) -> map onto desmos with 4 ranks per
 #   node -> launch files -> run block and the optimized placement in SimGrid ->
-#   a table of evaluator metrics, simulated times and the ratio, and a report.
+#   a table of evaluator metrics, simulated times and the ratio, and an HTML
+#   report with the communication matrix and the torus link loads.
 # Files go to ./demo-out (or $RANKMAP_DEMO_DIR).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -61,4 +62,9 @@ step "5. compare"
   awk -v b="$t_block" -v o="$t_opt" 'BEGIN { printf "speedup of the optimized placement in simulation: %.1f%%\n", 100 * (b / o - 1) }'
 } | tee "$out/summary.txt"
 
-printf '\ndemo: files in %s (profile, mappings, launch files, summary.txt)\n' "$out"
+step "6. report: metrics, communication matrices, torus link loads"
+"$bin/report/rankmap-report" -p "$out/stencil3d.prof" --ppn "$ppn" "$out/block.map" "$out/stencil3d.map" \
+  --simulated "block=$t_block" --simulated "stencil3d=$t_opt" --title "rankmap demo: stencil3d, $ranks ranks on $machine" \
+  -o "$out/report.html"
+
+printf '\ndemo: files in %s (profile, mappings, launch files, summary.txt; open report.html in a browser)\n' "$out"
