@@ -1,7 +1,7 @@
 // What launchers need to know about the cores of the machine description's
-// node that NodeTopology does not carry: every PU of a core (launchers that
-// take CPU numbers must name all hyperthreads of the core, not only the first)
-// and the core's index inside its package (Open MPI's "slot=socket:core").
+// node: every PU of a core (launchers that take CPU numbers must name all
+// hyperthreads of the core, not only the first) and the core's index inside its
+// package (Open MPI's "slot=socket:core"), from NodeTopology.
 #pragma once
 
 #include <vector>

@@ -20,6 +20,16 @@ TEST_CASE("synthetic node descriptions: cores, packages, distances") {
   CHECK(two->package_of_core(6) == 1);
   CHECK(two->core_distance(0, 5) < two->core_distance(0, 6));
   CHECK(two->core_distance(7, 11) == two->core_distance(0, 1));
+  CHECK(two->core_in_package(7) == 1);
+  CHECK(two->pus_of_core(7) == std::vector<int>{7});
+
+  auto smt = NodeTopology::from_synthetic("package:2,core:2,pu:2");
+  REQUIRE(smt.ok());
+  CHECK(smt->cores() == 4);
+  CHECK(smt->pus_of_core(3) == std::vector<int>{6, 7});
+  CHECK(smt->os_index_of_core(3) == 6);
+  CHECK(smt->core_in_package(3) == 1);
+  CHECK(smt->package_of_core(3) == 1);
 
   // Shared L3 inside a package is closer than the package; private L2 does not count.
   auto caches = NodeTopology::from_synthetic("package:2,l3cache:2,l2cache:2,core:1");

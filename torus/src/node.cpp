@@ -51,13 +51,20 @@ Result<NodeTopology> NodeTopologyBuilder::build(hwloc_topology_t topo) {
 
   std::vector<hwloc_obj_t> cores(static_cast<size_t>(n_cores));
   node.core_package_.resize(static_cast<size_t>(n_cores));
-  node.core_os_index_.resize(static_cast<size_t>(n_cores));
+  node.core_pus_.resize(static_cast<size_t>(n_cores));
+  node.core_in_package_.resize(static_cast<size_t>(n_cores));
   for (int c = 0; c < n_cores; ++c) {
     cores[c] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(c));
     hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, cores[c]);
     node.core_package_[c] = pkg ? static_cast<int>(pkg->logical_index) : 0;
-    hwloc_obj_t pu = hwloc_get_obj_inside_cpuset_by_type(topo, cores[c]->cpuset, HWLOC_OBJ_PU, 0);
-    node.core_os_index_[c] = pu ? static_cast<int>(pu->os_index) : c;
+    // Logical indices follow the tree: a package's cores are numbered
+    // consecutively from its first one.
+    hwloc_obj_t first = pkg ? hwloc_get_obj_inside_cpuset_by_type(topo, pkg->cpuset, HWLOC_OBJ_CORE, 0) : nullptr;
+    node.core_in_package_[c] = first ? static_cast<int>(cores[c]->logical_index - first->logical_index) : c;
+    unsigned pu = 0;
+    hwloc_bitmap_foreach_begin(pu, cores[c]->cpuset) { node.core_pus_[c].push_back(static_cast<int>(pu)); }
+    hwloc_bitmap_foreach_end();
+    if (node.core_pus_[c].empty()) return make_error("core " + std::to_string(c) + " has no PU");
   }
 
   node.core_distance_.assign(static_cast<size_t>(n_cores) * n_cores, 0);

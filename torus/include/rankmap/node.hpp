@@ -20,7 +20,12 @@ class NodeTopology {
   int packages() const { return packages_; }
   int package_of_core(int core) const { return core_package_[core]; }
   // The OS index of the core's first PU (what a launcher binds to).
-  int os_index_of_core(int core) const { return core_os_index_[core]; }
+  int os_index_of_core(int core) const { return core_pus_[core].front(); }
+  // OS indices of all PUs of the core, ascending: launchers that take CPU
+  // numbers must name every hyperthread of a core, not only the first.
+  const std::vector<int>& pus_of_core(int core) const { return core_pus_[core]; }
+  // Index of the core among its package's cores (Open MPI's "slot=socket:core").
+  int core_in_package(int core) const { return core_in_package_[core]; }
   // Distance between two cores in the tree: 0 same core, then one step per
   // topology level that separates them (shared L2 < shared L3 < same package <
   // same machine). Computed from the type of the common ancestor, so per-core
@@ -33,7 +38,8 @@ class NodeTopology {
  private:
   int packages_ = 0;
   std::vector<int> core_package_;
-  std::vector<int> core_os_index_;
+  std::vector<std::vector<int>> core_pus_;
+  std::vector<int> core_in_package_;
   std::vector<int> core_distance_;
   int max_core_distance_ = 0;
   std::string synthetic_;
