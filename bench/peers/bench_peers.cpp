@@ -54,8 +54,11 @@ struct Instance {
   int ppn = 0;
   bool ppn_differs = false;  // ppn differs from the rest of the group
   rankmap::SynthSpec spec;
+  std::string recorded_name;  // a profile recorded with libcommprof instead of a synthetic pattern
+  std::string recorded_path;
 
   std::string name() const {
+    if (!recorded_path.empty()) return recorded_name + " " + std::to_string(spec.ranks) + " (recorded)";
     std::string shape;
     if (spec.pattern.rfind("stencil", 0) == 0) {
       const int dims = spec.pattern == "stencil2d" ? 2 : 3;
@@ -459,6 +462,8 @@ struct Options {
   std::string work;
   std::string markdown;
   std::vector<std::string> tools;
+  std::vector<std::string> recorded;  // NAME=PATH of recorded profiles
+  std::string recorded_dir;           // every *.prof below it is a recorded instance
   std::uint64_t seed = 1;
   int timeout = 120;
   bool check = false;
@@ -477,7 +482,7 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
   if (!platform) throw std::runtime_error(platform.error().message);
   rankmap::SynthSpec spec = in.spec;
   spec.seed = opt.seed;
-  auto profile = rankmap::synthesize(spec);
+  auto profile = in.recorded_path.empty() ? rankmap::synthesize(spec) : rankmap::read_profile(in.recorded_path);
   if (!profile) throw std::runtime_error(profile.error().message);
   auto traffic = rankmap::traffic_from_profile(*profile, rankmap::CollectiveModel::model);
   if (!traffic) throw std::runtime_error(traffic.error().message);
@@ -722,9 +727,46 @@ int main(int argc, char** argv) {
   app.add_flag("--keep", opt.keep, "keep the scratch directory");
   app.add_option("--timeout", opt.timeout, "seconds a peer may run on one instance (then reported as timed out)")
       ->check(CLI::PositiveNumber);
+  app.add_option("--recorded", opt.recorded,
+                 "add a recorded profile NAME=PATH (commprof 1) on desmos with 4 ranks per node; repeatable");
+  app.add_option("--recorded-dir", opt.recorded_dir,
+                 "add every NAME.prof in this directory as a recorded profile on desmos with 4 ranks per node");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<Instance> instances = opt.suite == "smoke" ? smoke_suite() : full_suite();
+  // Recorded profiles of the example programs run on desmos at 4 ranks per
+  // node, the seed's configuration; ranks must fit its 128 slots.
+  std::vector<std::pair<std::string, std::string>> recorded;
+  for (const std::string& r : opt.recorded) {
+    const size_t eq = r.find('=');
+    if (eq == std::string::npos) {
+      std::cerr << "rankmap_bench_peers: --recorded wants NAME=PATH, got '" << r << "'\n";
+      return 2;
+    }
+    recorded.emplace_back(r.substr(0, eq), r.substr(eq + 1));
+  }
+  if (!opt.recorded_dir.empty() && fs::is_directory(opt.recorded_dir)) {
+    std::vector<fs::path> files;
+    for (const auto& entry : fs::directory_iterator(opt.recorded_dir))
+      if (entry.path().extension() == ".prof") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const fs::path& f : files) recorded.emplace_back(f.stem().string(), f.string());
+  }
+  for (const auto& [name, path] : recorded) {
+    auto profile = rankmap::read_profile(path);
+    if (!profile) {
+      std::cerr << "rankmap_bench_peers: " << profile.error().message << "\n";
+      return 2;
+    }
+    Instance in;
+    in.group = "desmos, 4 ranks per node, profiles recorded from examples/ (`desmos`)";
+    in.machine = "desmos";
+    in.ppn = 4;
+    in.spec.ranks = profile->ranks;
+    in.recorded_name = name;
+    in.recorded_path = path;
+    instances.push_back(in);
+  }
   if (!opt.filter.empty())
     instances.erase(std::remove_if(instances.begin(), instances.end(),
                                    [&](const Instance& in) {

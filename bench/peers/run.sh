@@ -31,7 +31,8 @@ if [ "${1:-}" != "--doc-only" ]; then
 
   command_line="bench/peers/run.sh${*:+ $*}"
   start=$(date +%s)
-  "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$tables.new" "$@"
+  # Profiles recorded from examples/ (bench/profiles/, written by bench/simulated/run.sh) join the suite.
+  "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$tables.new" --recorded-dir "$repo/bench/profiles" "$@"
   elapsed=$(( $(date +%s) - start ))
   mv "$tables.new" "$tables"
 
