@@ -59,6 +59,27 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
   }
+  {
+    // Block along a walk of the torus in which consecutive nodes are
+    // neighbours: block's strength (rank order) without its long jumps at the
+    // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
+    const std::vector<int> walk = detail::snake_order(torus, p.nodes);
+    Candidate c{"snake", std::vector<int>(part.size()), {}};
+    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
+    cands.push_back(std::move(c));
+  }
+  say("node groups by heavy-edge matching");
+  {
+    int groups = 0;
+    const std::vector<int> mpart = detail::matching_groups(g, p.ppn, static_cast<int>(p.nodes.size()), groups);
+    if (!mpart.empty()) {
+      const CommGraph q = detail::contract(g, mpart, groups);
+      const std::vector<int> group_node = detail::recursive_bisection_map(q, torus, p.nodes, 1, p.seed);
+      Candidate c{"matching", std::vector<int>(part.size()), {}};
+      for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = group_node[static_cast<size_t>(mpart[r])];
+      cands.push_back(std::move(c));
+    }
+  }
   say("dual recursive bisection of ranks and torus");
   cands.push_back(Candidate{"bisection", detail::recursive_bisection_map(g, torus, p.nodes, p.ppn, p.seed), {}});
   say("placing the METIS node groups by recursive bisection");
@@ -102,21 +123,38 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   }
 
   for (const Candidate& c : cands) say("candidate " + describe(c));
-  // Reference: the better of the unrefined paper and scotch on each metric
-  // separately.
+  // The guarantee: no worse than the unrefined paper and scotch, each metric
+  // against the better of the two. The preference on top: no worse than block
+  // either (what users compare against), when some candidate manages all
+  // three; otherwise the guarantee alone.
+  auto score_of = [&](const char* name) -> const detail::NetworkScore* {
+    for (size_t i = 0; i < starts; ++i)
+      if (cands[i].name == name) return &cands[i].score;
+    return nullptr;
+  };
   double ref_cost = cands[0].score.weighted_cost, ref_load = cands[0].score.max_link_relative;
-  for (size_t i = 0; i < starts; ++i)
-    if (cands[i].name == "scotch") {
-      ref_cost = std::min(ref_cost, cands[i].score.weighted_cost);
-      ref_load = std::min(ref_load, cands[i].score.max_link_relative);
-    }
+  if (const auto* s = score_of("scotch")) {
+    ref_cost = std::min(ref_cost, s->weighted_cost);
+    ref_load = std::min(ref_load, s->max_link_relative);
+  }
+  const detail::NetworkScore* blk = score_of("block");
   auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
-  const Candidate* best = nullptr;
-  for (const Candidate& c : cands) {
-    if (!within(c.score.weighted_cost, ref_cost) || !within(c.score.max_link_relative, ref_load)) continue;
-    if (!best || c.score.weighted_cost < best->score.weighted_cost ||
-        (c.score.weighted_cost == best->score.weighted_cost && c.score.max_link_relative < best->score.max_link_relative))
-      best = &c;
+  auto lowest_cost_within = [&](double cost_cap, double load_cap) -> const Candidate* {
+    const Candidate* best = nullptr;
+    for (const Candidate& c : cands) {
+      if (!within(c.score.weighted_cost, cost_cap) || !within(c.score.max_link_relative, load_cap)) continue;
+      if (!best || c.score.weighted_cost < best->score.weighted_cost ||
+          (c.score.weighted_cost == best->score.weighted_cost &&
+           c.score.max_link_relative < best->score.max_link_relative))
+        best = &c;
+    }
+    return best;
+  };
+  const Candidate* best = lowest_cost_within(std::min(ref_cost, blk->weighted_cost),
+                                             std::min(ref_load, blk->max_link_relative));
+  if (!best) {
+    best = lowest_cost_within(ref_cost, ref_load);
+    if (best) out.notes.push_back("no candidate was also no worse than block on both metrics");
   }
   if (!best) {
     // paper and scotch each win one metric and nothing found beats both:

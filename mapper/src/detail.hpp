@@ -46,6 +46,16 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
 std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
                                          int cap, std::uint64_t seed);
 
+// Node groups of at most `cap` vertices by repeated heavy-edge matching (index
+// order, ties to the lowest index), leftovers packed first-fit decreasing.
+// Returns the group of every vertex and sets `groups`; empty if more than
+// `max_groups` groups would be needed.
+std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups);
+
+// The allocated nodes along a boustrophedon walk of the torus (consecutive
+// nodes are neighbours; the dimension with the most links runs fastest).
+std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes);
+
 // sum over edges weight x weighted_distance(node_of[u], node_of[v]).
 double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of);
 
