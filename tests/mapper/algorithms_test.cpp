@@ -159,6 +159,61 @@ TEST_CASE("algorithms: a torus-shaped stencil, one rank per node, is mapped to t
   }
 }
 
+TEST_CASE("algorithms: a ring is embedded along a Hamiltonian cycle of the nodes") {
+  // 4 consecutive ranks per node and consecutive nodes one hop apart: every
+  // inter-node edge is one hop and every directed link carries one flow,
+  // the optimum of both cost and max link load.
+  for (const char* machine : {"desmos", "torus=8x8 node=package:2,core:4"}) {
+    INFO(machine);
+    const Platform pf = platform_of(machine);
+    const int ranks = 4 * pf.torus.nodes();
+    const Traffic t = synth_traffic("ring", ranks);
+    const double pair_bytes = t.flows.front().bytes;
+    const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 4), 4);
+    CHECK(m.max_dilation == 1);
+    CHECK(m.hop_bytes == Approx(2.0 * pf.torus.nodes() * pair_bytes).epsilon(1e-12));
+    CHECK(m.max_link_relative == Approx(pair_bytes / pf.torus.link_bw()).epsilon(1e-12));
+  }
+}
+
+TEST_CASE("algorithms: a 2D stencil shaped like the 2D torus, 4 ranks per node, gets 2x2 squares in torus order") {
+  // 16x16 periodic stencil on 8x8 nodes: a 2x2 square per node has the fewest
+  // cut edges (8), and squares laid out as the torus put each one hop from
+  // its neighbours: 512 directed one-hop edges, and each directed link
+  // carries the two flows of the two rank pairs across one side of a square.
+  // (It relies on the row-major numbering, as Mt-KaHyPar's optimum does not.)
+  const Platform pf = platform_of("torus=8x8 node=package:2,core:4");
+  const Traffic t = synth_traffic("stencil2d", 256, 1, {16, 16});
+  const double pair_bytes = t.flows.front().bytes;
+  const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 4), 4);
+  CHECK(m.max_dilation == 1);
+  CHECK(m.hop_bytes == Approx(512 * pair_bytes).epsilon(1e-12));
+  CHECK(m.max_link_relative == Approx(2 * pair_bytes / pf.torus.link_bw()).epsilon(1e-12));
+}
+
+TEST_CASE("algorithms: the default's max link load is no worse than block's on small cases") {
+  struct Case {
+    const char* machine;
+    const char* pattern;
+    int ranks;
+    int ppn;
+  };
+  const Case cases[] = {{"desmos", "ring", 128, 4},
+                        {"desmos", "stencil2d", 128, 4},
+                        {"torus=8x8 node=package:2,core:4", "ring", 256, 4},
+                        {"torus=8x8 node=package:2,core:4", "stencil2d", 256, 4},
+                        {"torus=8x4x4 node=package:2,core:4", "ring", 256, 2}};
+  for (const Case& c : cases) {
+    INFO(c.machine << " " << c.pattern);
+    const Platform pf = platform_of(c.machine);
+    const Traffic t = synth_traffic(c.pattern, c.ranks);
+    const Metrics best = metrics(t, pf, run(t, pf, "rankmap", c.ppn), c.ppn);
+    const Metrics block = metrics(t, pf, run(t, pf, "block", c.ppn), c.ppn);
+    CHECK(best.max_link_relative <= block.max_link_relative * (1 + 1e-12));
+    CHECK(best.weighted_cost <= block.weighted_cost * (1 + 1e-12));
+  }
+}
+
 TEST_CASE("algorithms: the default is never worse than paper or scotch on cost and link load") {
   struct Case {
     const char* machine;

@@ -114,3 +114,44 @@ TEST_CASE("internals: the local search never raises the cost and keeps capacitie
   CHECK(after < before);  // a scrambled start always leaves something to gain
   CHECK(max_load(node_of, 16) <= 4);
 }
+
+TEST_CASE("internals: the snake walk steps to a neighbour every time, most-linked dimension fastest") {
+  // An odd size and a doubled dimension: the walk still never jumps, and the
+  // doubled dimension 2 is the one that changes at every other step.
+  const Platform pf = platform_of("torus=3x4x2 links=1x1x2 node=core:1");
+  const std::vector<int> walk = detail::snake_order(pf.torus, iota_nodes(pf.torus.nodes()));
+  REQUIRE(walk.size() == 24);
+  std::vector<int> sorted = walk;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == iota_nodes(24));
+  int steps_in_dim2 = 0;
+  for (size_t i = 1; i < walk.size(); ++i) {
+    CHECK(pf.torus.hops(walk[i - 1], walk[i]) == 1);
+    if (pf.torus.coord(walk[i - 1], 2) != pf.torus.coord(walk[i], 2)) ++steps_in_dim2;
+  }
+  CHECK(steps_in_dim2 == 12);  // 12 pairs of nodes along dimension 2
+  // A subset keeps the walk's order.
+  const std::vector<int> part = detail::snake_order(pf.torus, {walk[5], walk[1], walk[3]});
+  CHECK(part == std::vector<int>{walk[1], walk[3], walk[5]});
+}
+
+TEST_CASE("internals: heavy-edge matching groups a row-major 2D stencil into 2x2 squares") {
+  // 8x8 periodic 5-point stencil, 4 per group: pairs become dominoes, and two
+  // parallel dominoes (two edges) beat two collinear ones (one edge), so every
+  // group is a square: 4 internal edges each, the fewest cut edges possible.
+  const CommGraph g = synth_graph("stencil2d", 64, 0, 1);
+  int groups = 0;
+  const std::vector<int> part = detail::matching_groups(g, 4, 16, groups);
+  REQUIRE(groups == 16);
+  REQUIRE(part.size() == 64);
+  CHECK(max_load(part, 16) == 4);
+  for (int r = 0; r < 64; ++r) {
+    const int row = r / 8, col = r % 8;
+    INFO("rank " << r);
+    CHECK(part[r] == part[(row - row % 2) * 8 + (col - col % 2)]);
+  }
+  // Sizes that cannot tile the groups: no start rather than an overfull one.
+  const CommGraph ring = synth_graph("ring", 12, 0, 1);
+  CHECK(detail::matching_groups(ring, 4, 3, groups).size() == 12);
+  CHECK(detail::matching_groups(ring, 4, 2, groups).empty());
+}
