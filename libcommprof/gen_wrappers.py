@@ -12,6 +12,13 @@ import re
 import sys
 
 PROTO_RE = re.compile(r"\bint\s+(MPI_\w+)\s*\(")
+# SimGrid SMPI declares its API as MPI_CALL(XBT_PUBLIC int, MPI_Send, (...));
+SMPI_PROTO_RE = re.compile(r"\bMPI_CALL\(\s*(?:XBT_PUBLIC\s+)?int\s*,\s*(MPI_\w+)\s*,\s*\(")
+# SMPI's parameter names where they differ from the MPI standard's, which the
+# spec's actions use (renamed in the wrapper's declaration and call alike).
+SMPI_PARAM_NAMES = {"dst": "dest", "src": "source", "requests": "array_of_requests",
+                    "sendcnts": "sendcounts", "recvcnts": "recvcounts",
+                    "senddisps": "sdispls", "recvdisps": "rdispls"}
 
 
 def read_prototypes(headers):
@@ -21,7 +28,8 @@ def read_prototypes(headers):
         with open(path, encoding="utf-8") as f:
             text = f.read()
         text = re.sub(r"/\*.*?\*/", " ", text, flags=re.S)
-        for m in PROTO_RE.finditer(text):
+        smpi = SMPI_PROTO_RE.search(text) is not None
+        for m in (SMPI_PROTO_RE if smpi else PROTO_RE).finditer(text):
             name = m.group(1)
             depth, i = 1, m.end()
             while depth and i < len(text):
@@ -38,6 +46,8 @@ def read_prototypes(headers):
                     if not pm:
                         raise SystemExit(f"gen_wrappers: cannot parse parameter '{p}' of {name}")
                     ptype, pname, arr = pm.group(1).strip(), pm.group(2), pm.group(3)
+                    if smpi:
+                        pname = SMPI_PARAM_NAMES.get(pname, pname)
                     params.append((ptype, pname, arr.replace(" ", "")))
             protos[name] = params
     return protos

@@ -15,9 +15,20 @@
 
 #include "peer_table.hpp"
 
+#if defined(COMMPROF_SMPI)
+// SimGrid SMPI build (libcommprof-smpi.a, see smpi/README.md): linked
+// statically into the smpicc-built application, which SMPI loads once per
+// rank (dlopen privatization); every global below, copied with the
+// application, is per rank. SMPI's mpi.h declares MPI_* weak with default
+// visibility; the link line (-Bsymbolic) binds the application's own MPI_*
+// calls to these wrappers rather than to libsimgrid's definitions.
+#include <simgrid/engine.h>
+#define COMMPROF_EXPORT
+#else
 // The library is built with hidden visibility; only interposed MPI entry
 // points are exported (see also exports.map).
 #define COMMPROF_EXPORT __attribute__((visibility("default")))
+#endif
 #define COMMPROF_LIKELY(x) __builtin_expect(!!(x), 1)
 #define COMMPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
@@ -34,6 +45,10 @@ extern bool g_use_tsc;
 std::uint8_t enter_slow();
 
 inline std::uint64_t clock_ticks() {
+#if defined(COMMPROF_SMPI)
+  // Simulated time in ns (reading it injects nothing, unlike MPI_Wtime).
+  return static_cast<std::uint64_t>(simgrid_get_clock() * 1e9);
+#endif
 #if defined(__x86_64__)
   if (COMMPROF_LIKELY(g_use_tsc)) return __rdtsc();
 #endif
@@ -53,7 +68,15 @@ struct ThreadState {
 // its TLS is static and a thread-local access is one %fs-relative load
 // instead of a __tls_get_addr call. __thread rather than thread_local: a
 // trivially initialised pointer needs no C++ TLS wrapper call on each access.
+#if defined(COMMPROF_SMPI)
+// SMPI ranks are single-threaded contexts, possibly sharing one OS thread:
+// a plain global is per rank (privatized with the application), TLS is not
+// needed, and initial-exec TLS in 1,000 dlopen'ed copies would exhaust the
+// static TLS area.
+extern ThreadState* tls_state;
+#else
 extern __thread ThreadState* tls_state __attribute__((tls_model("initial-exec")));
+#endif
 ThreadState* register_thread();
 
 inline ThreadState& thread_state() {
@@ -110,6 +133,9 @@ inline int world_rank_of(MPI_Comm comm, int rank) {
 
 // --- events ---------------------------------------------------------------
 void on_init();
+#if defined(COMMPROF_SMPI)
+void on_finalize();
+#endif
 
 // always_inline: folded into the wrapper, the per-message work shares its
 // registers and frame (measured: ~15 fewer instructions per send).

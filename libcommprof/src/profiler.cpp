@@ -28,7 +28,11 @@ namespace commprof {
 std::atomic<std::uint8_t> g_mode{kUninitialized};
 bool g_use_tsc = false;
 bool g_builtin_size_fast_path = false;
+#if defined(COMMPROF_SMPI)
+ThreadState* tls_state = nullptr;
+#else
 __thread ThreadState* tls_state = nullptr;
+#endif
 
 namespace {
 
@@ -71,6 +75,9 @@ Runtime& rt() {
 }
 
 double monotonic_seconds() {
+#if defined(COMMPROF_SMPI)
+  return simgrid_get_clock();  // simulated seconds
+#endif
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
@@ -354,12 +361,19 @@ void initialize_locked() {
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_attr_delete, &r.self_keyval, nullptr);
   PMPI_Comm_set_attr(MPI_COMM_SELF, r.self_keyval, nullptr);
 
+#if defined(COMMPROF_SMPI)
+  char host[MPI_MAX_PROCESSOR_NAME + 1] = {0};
+  int host_len = 0;  // the simulated host; the CPU number means nothing in simulation
+  if (PMPI_Get_processor_name(host, &host_len) != MPI_SUCCESS || host[0] == '\0') std::strcpy(host, "unknown");
+  r.core = -1;
+#else
   char host[256] = {0};
   if (gethostname(host, sizeof host - 1) != 0 || host[0] == '\0') std::strcpy(host, "unknown");
+  r.core = sched_getcpu();
+#endif
   for (char* c = host; *c; ++c)
     if (*c == ' ' || *c == '\t') *c = '_';
   r.host = host;
-  r.core = sched_getcpu();
   g_use_tsc = cpu_has_invariant_tsc();
   check_builtin_size_fast_path();
   r.wall_start = monotonic_seconds();
@@ -402,6 +416,21 @@ void append(std::vector<WireCount>* out, const std::vector<PeerCount>& list) {
   for (const PeerCount& c : list) out->push_back({c.peer, c.messages, c.bytes});
 }
 
+// Gatherv to rank 0 with 64-bit counts and displacements: MPI_Gatherv_c
+// where the MPI has it; SimGrid SMPI (MPI 3.1) has not, so there the int
+// form, which a profile gather cannot overflow at the scales it simulates.
+void gatherv(const void* send, MPI_Count n, MPI_Datatype type, void* recv, const std::vector<MPI_Count>& counts,
+             const std::vector<MPI_Aint>& displs, int world_rank) {
+#if defined(COMMPROF_SMPI)
+  std::vector<int> icounts(counts.begin(), counts.end()), idispls(displs.begin(), displs.end());
+  PMPI_Gatherv(send, static_cast<int>(n), type, recv, world_rank == 0 ? icounts.data() : nullptr,
+               world_rank == 0 ? idispls.data() : nullptr, type, 0, MPI_COMM_WORLD);
+#else
+  (void)world_rank;
+  PMPI_Gatherv_c(send, n, type, recv, counts.data(), displs.data(), type, 0, MPI_COMM_WORLD);
+#endif
+}
+
 // Sparse gather of variable-length arrays of WireCount to rank 0; every rank
 // sends only what it has. MPI_Gatherv_c keeps the displacements 64-bit.
 std::vector<WireCount> gather_counts(const std::vector<WireCount>& mine, std::vector<MPI_Count>* counts) {
@@ -423,7 +452,7 @@ std::vector<WireCount> gather_counts(const std::vector<WireCount>& mine, std::ve
     }
     all.resize(static_cast<size_t>(total));
   }
-  PMPI_Gatherv_c(mine.data(), n, wire, all.data(), counts->data(), displs.data(), wire, 0, MPI_COMM_WORLD);
+  gatherv(mine.data(), n, wire, all.data(), *counts, displs, r.world_rank);
   PMPI_Type_free(&wire);
   return all;
 }
@@ -470,7 +499,7 @@ void gather_collectives(rankmap::Profile* profile) {
   MPI_Aint total = 0;
   for (size_t i = 0; i < counts.size(); ++i) displs[i] = total, total += static_cast<MPI_Aint>(counts[i]);
   std::vector<std::int64_t> all(static_cast<size_t>(total) + 1);
-  PMPI_Gatherv_c(wire.data(), n, MPI_INT64_T, all.data(), counts.data(), displs.data(), MPI_INT64_T, 0, MPI_COMM_WORLD);
+  gatherv(wire.data(), n, MPI_INT64_T, all.data(), counts, displs, r.world_rank);
   if (r.world_rank != 0) return;
 
   std::map<std::uint64_t, Merged> job;
@@ -602,6 +631,12 @@ std::uint8_t enter_slow() {
   }
   return g_mode.load();
 }
+
+#if defined(COMMPROF_SMPI)
+// SMPI's MPI_Finalize does not promise to delete MPI_COMM_SELF's attributes
+// first; the SMPI build wraps MPI_Finalize and calls this (finish() runs once).
+void on_finalize() { finish(); }
+#endif
 
 void on_init() {
   if (g_mode.load(std::memory_order_acquire) == kUninitialized) enter_slow();
