@@ -47,6 +47,29 @@ std::vector<double> nearest_profile(const Torus& torus, const std::vector<int>& 
 
 }  // namespace
 
+namespace {
+
+// True if no three vertices are pairwise connected. Marks u's neighbours and
+// looks for a marked vertex among the neighbours of each; stops at the first
+// triangle, so dense graphs (which have triangles at once) cost little.
+bool triangle_free(const CommGraph& g) {
+  std::vector<int> mark(static_cast<size_t>(g.vertices), -1);
+  for (int u = 0; u < g.vertices; ++u) {
+    for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e) mark[g.adjncy[e]] = u;
+    for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e) {
+      const int v = g.adjncy[e];
+      if (v <= u) continue;
+      for (auto f = g.xadj[v]; f < g.xadj[v + 1]; ++f) {
+        const int x = g.adjncy[f];
+        if (x != u && x != v && mark[x] == u) return false;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
 LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, const std::vector<int>& nodes_in) {
   std::vector<int> nodes = nodes_in;
   if (nodes.empty()) {
@@ -106,6 +129,33 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
     }
     lb.hop_bytes = std::max(lb.hop_bytes, lightest * hop_profile[0]);
     lb.weighted = std::max(lb.weighted, lightest * wd_profile[0]);
+  }
+
+  // Third bound, for triangle-free graphs (stencils of 5 and 7 points, rings,
+  // meshes of bipartite structure): by Mantel's theorem a triangle-free graph
+  // on s vertices has at most floor(s^2 / 4) edges, so the ranks of one node
+  // hold at most floor(ppn^2 / 4) edges among them and all nodes together at
+  // most M = nodes x that. Every other edge joins two nodes, at least D_0
+  // apart: bound 3 = D_0 x (total weight - the M heaviest edge weights).
+  // At 8 ranks per node a 7-point stencil has 6 partners per rank, all of
+  // which would fit on the node (bound 1 = 0), but a node can keep at most 16
+  // of the 24 edges its 8 ranks touch.
+  if (!hop_profile.empty() && triangle_free(g)) {
+    const std::int64_t per_node = static_cast<std::int64_t>(ppn) * ppn / 4;
+    const std::int64_t inside = per_node * static_cast<std::int64_t>(nodes.size());
+    std::vector<double> w_all;
+    for (int u = 0; u < g.vertices; ++u)
+      for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e)
+        if (u < g.adjncy[e]) w_all.push_back(g.weight[e]);
+    if (inside < static_cast<std::int64_t>(w_all.size())) {
+      // The M heaviest may stay inside nodes; the lightest E - M must leave.
+      const auto must_leave = static_cast<std::int64_t>(w_all.size()) - inside;
+      std::nth_element(w_all.begin(), w_all.begin() + (must_leave - 1), w_all.end());
+      double leaving = 0;
+      for (std::int64_t i = 0; i < must_leave; ++i) leaving += w_all[static_cast<size_t>(i)];
+      lb.hop_bytes = std::max(lb.hop_bytes, leaving * hop_profile[0]);
+      lb.weighted = std::max(lb.weighted, leaving * wd_profile[0]);
+    }
   }
   return lb;
 }

@@ -189,6 +189,9 @@ TEST_CASE("algorithms: a 2D stencil shaped like the 2D torus, 4 ranks per node, 
   CHECK(m.max_dilation == 1);
   CHECK(m.hop_bytes == Approx(512 * pair_bytes).epsilon(1e-12));
   CHECK(m.max_link_relative == Approx(2 * pair_bytes / pf.torus.link_bw()).epsilon(1e-12));
+  // The triangle-free lower bound (a node keeps at most 4 of the edges of its
+  // 4 ranks) is met exactly: the mapping is optimal and the bound tight.
+  CHECK(m.lower_bound_weighted == Approx(m.weighted_cost).epsilon(1e-12));
 }
 
 TEST_CASE("algorithms: the default's max link load is no worse than block's on small cases") {

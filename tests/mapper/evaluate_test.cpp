@@ -150,3 +150,61 @@ TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") 
   const LowerBound all = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {});
   CHECK(all.hop_bytes == 10);
 }
+
+TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand") {
+  // Random bipartite graphs (hence triangle-free) of 8 ranks, every
+  // assignment of the ranks to 4 nodes of a 2x2 torus at ppn 2 and to 3 nodes
+  // of a ring at ppn 3: the bound never exceeds the best placement.
+  struct Machine {
+    const char* line;
+    int ppn;
+  };
+  for (const Machine& mc : {Machine{"torus=2x2 links=2x1 node=core:2", 2}, Machine{"torus=3 node=core:3", 3}}) {
+    const Platform pf = platform_of(mc.line);
+    const int nodes = pf.torus.nodes();
+    for (std::uint64_t seed = 1; seed <= 4; ++seed) {
+      std::vector<Flow> flows;
+      std::uint64_t x = seed * 2654435761u;
+      for (int a = 0; a < 4; ++a)
+        for (int b = 4; b < 8; ++b) {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          if ((x >> 60) % 4 != 0) flows.push_back({a, b, 1, static_cast<double>((x >> 33) % 1000 + 1)});
+        }
+      const Traffic t = traffic_of(8, flows);
+      double best_hb = 1e300, best_w = 1e300;
+      std::vector<int> node_of(8, 0);
+      // Every assignment with at most ppn ranks per node (base-`nodes` counter).
+      for (;;) {
+        std::vector<int> load(static_cast<size_t>(nodes), 0);
+        bool fits = true;
+        for (int a : node_of) fits = fits && ++load[a] <= mc.ppn;
+        if (fits) {
+          std::vector<Placement> pl;
+          for (int r = 0; r < 8; ++r) pl.push_back({node_of[r], 0});
+          auto m = evaluate(t, pl, pf, EvaluateOptions{mc.ppn, {}, false});
+          REQUIRE(m.ok());
+          best_hb = std::min(best_hb, m->hop_bytes);
+          best_w = std::min(best_w, m->weighted_cost);
+        }
+        int i = 0;
+        while (i < 8 && ++node_of[i] == nodes) node_of[i++] = 0;
+        if (i == 8) break;
+      }
+      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
+      INFO(mc.line << " seed " << seed);
+      CHECK(lb.hop_bytes <= best_hb + 1e-9);
+      CHECK(lb.weighted <= best_w + 1e-9);
+    }
+  }
+  // By hand: a 4-cycle (20 B per edge, both ways) at ppn 2 on 2 nodes one hop
+  // apart. A node keeps at most floor(2^2 / 4) = 1 edge, so 2 of the 4 edges
+  // leave: 40, which the optimum ({0,1}, {2,3}) meets.
+  const Platform two = platform_of("torus=2 node=core:2");
+  std::vector<Flow> cyc;
+  for (int r = 0; r < 4; ++r) {
+    cyc.push_back({r, (r + 1) % 4, 1, 10});
+    cyc.push_back({(r + 1) % 4, r, 1, 10});
+  }
+  std::sort(cyc.begin(), cyc.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+  CHECK(cost_lower_bound(build_comm_graph(traffic_of(4, cyc), 0), two.torus, 2, {}).hop_bytes == 40);
+}
