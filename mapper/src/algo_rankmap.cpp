@@ -1,14 +1,19 @@
 // rankmap, the default. Several starting points, each improved by a local
 // search that sees the real network, then the best kept:
-//   paper   METIS node groups in node order (the published method)
-//   scotch  Scotch's rank-level mapping onto torusXD
-//   groups  the METIS groups placed by Scotch onto a target built from the
-//           torus graph with hop cost 1/links[d] (sees link multiplicity)
-// Every start is kept unrefined as well, and the winner is the candidate with
-// the lowest bandwidth-weighted cost among those that are no worse than paper
-// and scotch on both that cost and the max link load under the real routing.
-// So by construction the default never loses to either on those two metrics
-// (for the same seed); docs/mapper.md says this plainly.
+//   paper          METIS node groups in node order (the published method)
+//   block, snake   rank order along the nodes, in node order / along a walk
+//                  of the torus whose consecutive nodes are neighbours
+//   matching(-in-order)  node groups by heavy-edge matching, placed by the
+//                  bisection / in node order
+//   bisection      dual recursive bisection of ranks and torus
+//   groups         the METIS groups placed by the same bisection
+//   scotch(-strict)  Scotch's mapping onto torusXD (default / strict balance)
+// Every start is kept unrefined as well. The winner is the candidate with the
+// lowest bandwidth-weighted cost among those no worse than paper, scotch and
+// block on both that cost and the max link load under the real routing; if
+// none is no worse than block too, among those no worse than paper and
+// scotch. So by construction the default never loses to paper or scotch on
+// those two metrics (for the same seed); docs/mapper.md says this plainly.
 #include <algorithm>
 #include <cstdio>
 
