@@ -65,6 +65,14 @@ double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vect
 void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
             std::vector<int>& node_of, int passes);
 
+// Swaps of whole node contents between torus neighbours that lower the max
+// link load (or the number of links at the max) under the real routing while
+// the bandwidth-weighted cost rises by at most `cost_budget` in total;
+// candidates are the ends of the flows crossing the busiest links. At most
+// `max_swaps` swaps; nothing on dense traffic (over 32 node flows per node).
+void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+                   int max_swaps, double cost_budget);
+
 // The network objective of a node assignment under the real routing.
 struct NetworkScore {
   double weighted_cost = 0;      // bytes x weighted_distance

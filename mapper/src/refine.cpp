@@ -222,3 +222,145 @@ void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& 
 }
 
 }  // namespace rankmap::detail
+
+namespace rankmap::detail {
+
+namespace {
+
+struct LoadState {
+  double max = 0;
+  int at_max = 0;  // links within a rounding error of the max
+  bool better_than(const LoadState& o) const {
+    if (max < o.max * (1 - 1e-9)) return true;
+    return max <= o.max * (1 + 1e-9) && at_max < o.at_max;
+  }
+};
+
+LoadState load_state(const Torus& torus, const std::vector<double>& loads) {
+  LoadState s;
+  for (size_t l = 0; l < loads.size(); ++l) {
+    if (loads[l] <= 0) continue;
+    const double rel = loads[l] / torus.link_capacity(static_cast<int>(l));
+    if (rel > s.max * (1 + 1e-9)) {
+      s.max = rel;
+      s.at_max = 1;
+    } else if (rel >= s.max * (1 - 1e-9)) {
+      ++s.at_max;
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+                   int max_swaps, double cost_budget) {
+  const int nn = torus.nodes();
+  std::vector<NodeFlow> flows = node_flows(traffic, node_of);
+  // Every swap reroutes all flows to find those on the busiest links: on
+  // dense traffic (all-to-all, where every placement of a full torus loads
+  // the links alike anyway) that costs seconds for nothing.
+  if (flows.size() > 32 * nodes.size()) return;
+  std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
+  for (size_t i = 0; i < flows.size(); ++i) {
+    touching[flows[i].src].push_back(static_cast<int>(i));
+    touching[flows[i].dst].push_back(static_cast<int>(i));
+  }
+  for (size_t r = 0; r < node_of.size(); ++r) members[node_of[r]].push_back(static_cast<int>(r));
+  std::vector<char> allocated(static_cast<size_t>(nn), 0);
+  for (int a : nodes) allocated[a] = 1;
+  std::vector<double> loads = torus.link_loads(flows);
+  LoadState state = load_state(torus, loads);
+  double cost = 0;
+  for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
+  double budget = 1e-12 * cost + cost_budget;
+  std::vector<Hop> path;
+  std::vector<int> stamp(flows.size(), -1), affected;
+  int stamp_id = 0;
+  auto add_route = [&](int src, int dst, double bytes) {
+    torus.route(src, dst, path);
+    for (const Hop& h : path) loads[h.link] += bytes;
+  };
+  for (int swap = 0; swap < max_swaps; ++swap) {
+    // The busiest links and the nodes whose flows cross them.
+    std::vector<int> ends;
+    for (const NodeFlow& f : flows) {
+      torus.route(f.src, f.dst, path);
+      for (const Hop& h : path)
+        if (loads[h.link] / torus.link_capacity(h.link) >= state.max * (1 - 1e-9)) {
+          ends.push_back(f.src);
+          ends.push_back(f.dst);
+          break;
+        }
+    }
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    LoadState best = state;
+    int best_x = -1, best_y = -1;
+    double best_delta = 0;
+    for (int x : ends)
+      for (int d = 0; d < torus.dims(); ++d)
+        for (Direction dir : {Direction::plus, Direction::minus}) {
+          const int y = torus.neighbor(x, d, dir);
+          if (y < 0 || y == x || !allocated[y]) continue;
+          // Swap the contents of x and y on a scratch copy of the loads: the
+          // flows touching either change ends, the others keep their routes.
+          auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
+          ++stamp_id;
+          affected.clear();
+          for (int n : {x, y})
+            for (int i : touching[n])
+              if (stamp[i] != stamp_id) {
+                stamp[i] = stamp_id;
+                affected.push_back(i);
+              }
+          double cost_delta = 0;
+          for (int i : affected) {
+            const NodeFlow& f = flows[i];
+            add_route(f.src, f.dst, -f.bytes);
+            add_route(moved(f.src), moved(f.dst), f.bytes);
+            cost_delta += f.bytes * (torus.weighted_distance(moved(f.src), moved(f.dst)) -
+                                     torus.weighted_distance(f.src, f.dst));
+          }
+          const LoadState s = load_state(torus, loads);
+          for (int i : affected) {
+            const NodeFlow& f = flows[i];
+            add_route(moved(f.src), moved(f.dst), -f.bytes);
+            add_route(f.src, f.dst, f.bytes);
+          }
+          // Never at the price of the cost: only swaps that keep or lower it.
+          if (cost_delta <= budget && s.better_than(best)) {
+            best_delta = cost_delta;
+            best = s;
+            best_x = x;
+            best_y = y;
+          }
+        }
+    if (best_x < 0) break;
+    budget -= best_delta;
+    const int x = best_x, y = best_y;
+    auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
+    ++stamp_id;
+    affected.clear();
+    for (int n : {x, y})
+      for (int i : touching[n])
+        if (stamp[i] != stamp_id) {
+          stamp[i] = stamp_id;
+          affected.push_back(i);
+        }
+    for (int i : affected) {
+      NodeFlow& f = flows[i];
+      add_route(f.src, f.dst, -f.bytes);
+      f.src = moved(f.src);
+      f.dst = moved(f.dst);
+      add_route(f.src, f.dst, f.bytes);
+    }
+    std::swap(touching[x], touching[y]);
+    std::swap(members[x], members[y]);
+    for (int r : members[x]) node_of[r] = x;
+    for (int r : members[y]) node_of[r] = y;
+    state = load_state(torus, loads);
+  }
+}
+
+}  // namespace rankmap::detail

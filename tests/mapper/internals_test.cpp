@@ -155,3 +155,38 @@ TEST_CASE("internals: heavy-edge matching groups a row-major 2D stencil into 2x2
   CHECK(detail::matching_groups(ring, 4, 3, groups).size() == 12);
   CHECK(detail::matching_groups(ring, 4, 2, groups).empty());
 }
+
+TEST_CASE("internals: link relief lowers the max link load within its cost budget and keeps capacities") {
+  const Platform pf = platform_of("torus=4x4 node=core:4");
+  SynthSpec s;
+  s.pattern = "random";
+  s.ranks = 60;
+  s.degree = 4;
+  s.seed = 3;
+  auto prof = synthesize(s);
+  REQUIRE(prof.ok());
+  auto t = traffic_from_profile(*prof, CollectiveModel::model);
+  REQUIRE(t.ok());
+  std::vector<int> start(60);
+  for (int r = 0; r < 60; ++r) start[r] = (r * 7) % 16;
+  const detail::NetworkScore before = detail::network_score(*t, pf.torus, start);
+  for (double share : {0.0, 0.05}) {
+    INFO("budget share " << share);
+    std::vector<int> node_of = start;
+    detail::relieve_links(*t, pf.torus, iota_nodes(16), node_of, 64, share * before.weighted_cost);
+    const detail::NetworkScore after = detail::network_score(*t, pf.torus, node_of);
+    CHECK(after.weighted_cost <= before.weighted_cost * (1 + share) * (1 + 1e-9));
+    CHECK(after.max_link_relative <= before.max_link_relative * (1 + 1e-9));
+    // Whole node contents move: every node keeps its number of ranks.
+    std::vector<int> a(16, 0), b(16, 0);
+    for (int r = 0; r < 60; ++r) {
+      ++a[start[r]];
+      ++b[node_of[r]];
+    }
+    std::sort(a.begin(), a.end());
+    std::sort(b.begin(), b.end());
+    CHECK(a == b);
+    CHECK(max_load(node_of, 16) <= 4);
+    if (share > 0) CHECK(after.max_link_relative < before.max_link_relative);
+  }
+}
