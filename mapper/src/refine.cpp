@@ -277,6 +277,9 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
   std::vector<Hop> path;
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
+  std::vector<int> link_mark(loads.size(), -1), changed;
+  std::vector<double> saved(loads.size(), 0.0);
+  int link_stamp = 0;
   auto add_route = [&](int src, int dst, double bytes) {
     torus.route(src, dst, path);
     for (const Hop& h : path) loads[h.link] += bytes;
@@ -315,19 +318,49 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
                 affected.push_back(i);
               }
           double cost_delta = 0;
+          ++link_stamp;
+          changed.clear();
           for (int i : affected) {
             const NodeFlow& f = flows[i];
-            add_route(f.src, f.dst, -f.bytes);
-            add_route(moved(f.src), moved(f.dst), f.bytes);
+            for (int pass = 0; pass < 2; ++pass) {
+              const int src = pass ? moved(f.src) : f.src, dst = pass ? moved(f.dst) : f.dst;
+              torus.route(src, dst, path);
+              for (const Hop& h : path) {
+                if (link_mark[h.link] != link_stamp) {
+                  link_mark[h.link] = link_stamp;
+                  changed.push_back(h.link);
+                  saved[h.link] = loads[h.link];
+                }
+                loads[h.link] += pass ? f.bytes : -f.bytes;
+              }
+            }
             cost_delta += f.bytes * (torus.weighted_distance(moved(f.src), moved(f.dst)) -
                                      torus.weighted_distance(f.src, f.dst));
           }
-          const LoadState s = load_state(torus, loads);
-          for (int i : affected) {
-            const NodeFlow& f = flows[i];
-            add_route(moved(f.src), moved(f.dst), -f.bytes);
-            add_route(f.src, f.dst, f.bytes);
+          // The new state from the changed links alone, unless the busiest
+          // links all got lighter (then the runner-up needs a full scan).
+          LoadState s = state;
+          double changed_max = 0;
+          int left_max = 0, joined_max = 0;
+          for (int l : changed) {
+            const double cap = torus.link_capacity(l);
+            const double was = saved[l] / cap, now = loads[l] / cap;
+            changed_max = std::max(changed_max, now);
+            const bool was_at = was >= state.max * (1 - 1e-9), now_at = now >= state.max * (1 - 1e-9);
+            left_max += was_at && !now_at;
+            joined_max += !was_at && now_at && now <= state.max * (1 + 1e-9);
           }
+          if (changed_max > state.max * (1 + 1e-9)) {
+            s.max = changed_max;
+            s.at_max = 0;
+            for (int l : changed)
+              if (loads[l] / torus.link_capacity(l) >= changed_max * (1 - 1e-9)) ++s.at_max;
+          } else if (state.at_max - left_max + joined_max > 0) {
+            s.at_max = state.at_max - left_max + joined_max;
+          } else {
+            s = load_state(torus, loads);
+          }
+          for (int l : changed) loads[l] = saved[l];  // exact undo, no rounding drift
           // Never at the price of the cost: only swaps that keep or lower it.
           if (cost_delta <= budget && s.better_than(best)) {
             best_delta = cost_delta;
