@@ -9,10 +9,6 @@
 
 static const char *const kOptions[] = {"--bytes", "--iters"};
 
-static unsigned word_value(int src, int dst, int it, long i) {
-  return (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u ^ (unsigned)it * 97u ^ (unsigned)i;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -33,12 +29,12 @@ int main(int argc, char **argv) {
   const double t0 = MPI_Wtime();
   for (int it = 0; it < iters; ++it) {
     for (int t = 0; t < size; ++t)
-      for (long i = 0; i < words; ++i) sendbuf[(size_t)t * (size_t)words + (size_t)i] = word_value(rank, t, it, i);
+      for (long i = 0; i < words; ++i) sendbuf[(size_t)t * (size_t)words + (size_t)i] = example_word(rank, t, it, i);
     const double c0 = MPI_Wtime();
     MPI_Alltoall(sendbuf, (int)words, MPI_UNSIGNED, recvbuf, (int)words, MPI_UNSIGNED, MPI_COMM_WORLD);
     in_mpi += MPI_Wtime() - c0;
     for (int s = 0; s < size; ++s)
-      for (long i = 0; i < words; ++i) ok &= recvbuf[(size_t)s * (size_t)words + (size_t)i] == word_value(s, rank, it, i);
+      for (long i = 0; i < words; ++i) ok &= recvbuf[(size_t)s * (size_t)words + (size_t)i] == example_word(s, rank, it, i);
   }
   const double elapsed = MPI_Wtime() - t0;
   char params[96], extra[64];

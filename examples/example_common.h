@@ -88,4 +88,27 @@ static inline int example_report(const char *name, const char *params, int iters
   return all_ok ? 0 : 1;
 }
 
+/* A tiny LCG every rank can run identically (rand() differs across libcs). */
+static inline unsigned long long example_lcg_next(unsigned long long *state) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return *state >> 33;
+}
+
+/* Seeded Fisher-Yates shuffle, identical on every rank. */
+static inline void example_shuffle(int *a, int n, unsigned long long seed) {
+  unsigned long long state = seed;
+  for (int r = n - 1; r > 0; --r) {
+    const int j = (int)(example_lcg_next(&state) % (unsigned long long)(r + 1));
+    const int t = a[r];
+    a[r] = a[j];
+    a[j] = t;
+  }
+}
+
+/* The word a receiver expects at position i of the message src sent to dst in
+ * iteration it: a wrong sender, receiver or iteration shows in the check. */
+static inline unsigned example_word(int src, int dst, int it, long i) {
+  return (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u ^ (unsigned)it * 97u ^ (unsigned)i;
+}
+
 #endif

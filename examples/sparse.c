@@ -15,15 +15,6 @@
 
 static const char *const kOptions[] = {"--partners", "--bytes", "--iters", "--seed"};
 
-static unsigned long long lcg_next(unsigned long long *state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return *state >> 33;
-}
-
-static unsigned word_value(int src, int dst, int it, long i) {
-  return (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u ^ (unsigned)it * 97u ^ (unsigned)i;
-}
-
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -44,12 +35,12 @@ int main(int argc, char **argv) {
     for (int j = 0; j < k; ++j) {
       int t, dup;
       do { /* distinct partners, never self */
-        t = (int)(lcg_next(&state) % (unsigned long long)size);
+        t = (int)(example_lcg_next(&state) % (unsigned long long)size);
         dup = t == s;
         for (int q = 0; q < j; ++q) dup |= partner[s * k + q] == t;
       } while (dup);
       partner[s * k + j] = t;
-      words[s * k + j] = max_bytes / 4 * (long)(1 + lcg_next(&state) % 4) / 4;
+      words[s * k + j] = max_bytes / 4 * (long)(1 + example_lcg_next(&state) % 4) / 4;
       if (words[s * k + j] < 1) words[s * k + j] = 1;
     }
   }
@@ -82,13 +73,13 @@ int main(int argc, char **argv) {
       MPI_Irecv(recvbuf[q], (int)from_words[q], MPI_UNSIGNED, from[q], it % 32768, MPI_COMM_WORLD, &req[q]);
     for (int j = 0; j < k; ++j) {
       const int t = partner[rank * k + j];
-      for (long i = 0; i < words[rank * k + j]; ++i) sendbuf[j][i] = word_value(rank, t, it, i);
+      for (long i = 0; i < words[rank * k + j]; ++i) sendbuf[j][i] = example_word(rank, t, it, i);
       MPI_Isend(sendbuf[j], (int)words[rank * k + j], MPI_UNSIGNED, t, it % 32768, MPI_COMM_WORLD, &req[nrecv + j]);
       bytes_sent += 4 * words[rank * k + j];
     }
     MPI_Waitall(nrecv + k, req, statuses);
     for (int q = 0; q < nrecv; ++q) {
-      for (long i = 0; i < from_words[q]; ++i) ok &= recvbuf[q][i] == word_value(from[q], rank, it, i);
+      for (long i = 0; i < from_words[q]; ++i) ok &= recvbuf[q][i] == example_word(from[q], rank, it, i);
       bytes_received += 4 * from_words[q];
     }
   }

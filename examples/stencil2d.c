@@ -26,12 +26,6 @@ enum { ORDER_YFAST, ORDER_XFAST, ORDER_RANDOM };
 static const char *const kOrders[] = {"yfast", "xfast", "random"};
 static const char *const kOptions[] = {"--nx", "--ny", "--px", "--py", "--iters", "--order", "--seed"};
 
-/* A tiny LCG every rank can run identically (rand() differs across libcs). */
-static unsigned long long lcg_next(unsigned long long *state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return *state >> 33;
-}
-
 /* Grid position of every rank, so that any rank can find its neighbours. */
 static void grid_positions(int order, int px, int py, unsigned long long seed, int *pos_of_rank) {
   const int p = px * py;
@@ -41,13 +35,7 @@ static void grid_positions(int order, int px, int py, unsigned long long seed, i
     pos_of_rank[r] = cx + px * cy;
   }
   if (order == ORDER_RANDOM) {
-    unsigned long long state = seed;
-    for (int r = p - 1; r > 0; --r) {
-      const int j = (int)(lcg_next(&state) % (unsigned long long)(r + 1));
-      const int t = pos_of_rank[r];
-      pos_of_rank[r] = pos_of_rank[j];
-      pos_of_rank[j] = t;
-    }
+    example_shuffle(pos_of_rank, p, seed);
   }
 }
 

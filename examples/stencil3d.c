@@ -21,11 +21,6 @@ enum { ORDER_ZFAST, ORDER_XFAST, ORDER_RANDOM };
 static const char *const kOrders[] = {"zfast", "xfast", "random"};
 static const char *const kOptions[] = {"--nx", "--ny", "--nz", "--px", "--py", "--pz", "--iters", "--order", "--seed"};
 
-static unsigned long long lcg_next(unsigned long long *state) {
-  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return *state >> 33;
-}
-
 static void grid_positions(int order, const int p[3], unsigned long long seed, int *pos_of_rank) {
   const int n = p[0] * p[1] * p[2];
   for (int r = 0; r < n; ++r) {
@@ -42,13 +37,7 @@ static void grid_positions(int order, const int p[3], unsigned long long seed, i
     pos_of_rank[r] = c[0] + p[0] * (c[1] + p[1] * c[2]);
   }
   if (order == ORDER_RANDOM) {
-    unsigned long long state = seed;
-    for (int r = n - 1; r > 0; --r) {
-      const int j = (int)(lcg_next(&state) % (unsigned long long)(r + 1));
-      const int t = pos_of_rank[r];
-      pos_of_rank[r] = pos_of_rank[j];
-      pos_of_rank[j] = t;
-    }
+    example_shuffle(pos_of_rank, n, seed);
   }
 }
 
