@@ -259,3 +259,16 @@ TEST_CASE("algorithms: intra-node placement keeps heavy pairs in one package") {
   const Metrics block = metrics(t, pf, run(t, pf, "block", 4), 4);
   CHECK(block.cross_package_bytes == 2000);
 }
+
+TEST_CASE("algorithms: ties go to block, so a uniform all-to-all keeps the launcher's placement") {
+  // Every full placement of a uniform all-to-all has the same cost and link
+  // loads: nothing justifies moving ranks away from block.
+  const Platform pf = platform_of("desmos");
+  const Traffic t = synth_traffic("alltoall", 64);
+  const auto chosen = run(t, pf, "rankmap", 2);
+  const auto block = run(t, pf, "block", 2);
+  CHECK(chosen == block);
+  // A pattern with a real gain is still mapped away from block.
+  const Traffic s = synth_traffic("stencil3d-shuffled", 64);
+  CHECK(run(s, pf, "rankmap", 2) != run(s, pf, "block", 2));
+}
