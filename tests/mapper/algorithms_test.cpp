@@ -2,21 +2,16 @@
 // a matching stencil, and the default's guarantee against paper and scotch.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <set>
 
 #include "rankmap/mapper.hpp"
 
 using namespace rankmap;
+using test::platform_of;
 
 namespace {
-
-Platform platform_of(const std::string& line) {
-  auto m = parse_machine(line);
-  REQUIRE(m.ok());
-  auto p = Platform::from_machine(*m);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
 
 Traffic synth_traffic(const std::string& pattern, int ranks, std::uint64_t seed = 1, std::vector<int> shape = {}) {
   SynthSpec s;

@@ -2,22 +2,17 @@
 // against brute force.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <numeric>
 
 #include "rankmap/mapper.hpp"
 
 using namespace rankmap;
+using test::platform_of;
 
 namespace {
-
-Platform platform_of(const std::string& line) {
-  auto m = parse_machine(line);
-  REQUIRE(m.ok());
-  auto p = Platform::from_machine(*m);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
 
 Traffic traffic_of(int ranks, std::vector<Flow> flows) {
   Traffic t;

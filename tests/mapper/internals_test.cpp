@@ -3,22 +3,17 @@
 // target for tori it cannot describe.
 #include <catch2/catch.hpp>
 
+#include "support.hpp"
+
 #include <algorithm>
 #include <numeric>
 
 #include "../../mapper/src/detail.hpp"
 
 using namespace rankmap;
+using test::platform_of;
 
 namespace {
-
-Platform platform_of(const std::string& line) {
-  auto m = parse_machine(line);
-  REQUIRE(m.ok());
-  auto p = Platform::from_machine(*m);
-  REQUIRE(p.ok());
-  return std::move(*p);
-}
 
 CommGraph synth_graph(const std::string& pattern, int n, int degree, std::uint64_t seed) {
   SynthSpec s;

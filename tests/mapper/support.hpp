@@ -1,0 +1,22 @@
+// Fixtures shared by the mapper tests: machines and traffic built the way the
+// tools build them, failing the test (not crashing) on bad input.
+#pragma once
+
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <utility>
+
+#include "rankmap/mapper.hpp"
+
+namespace rankmap::test {
+
+inline Platform platform_of(const std::string& line) {
+  auto m = parse_machine(line);
+  REQUIRE(m.ok());
+  auto p = Platform::from_machine(*m);
+  REQUIRE(p.ok());
+  return std::move(*p);
+}
+
+}  // namespace rankmap::test
