@@ -277,6 +277,17 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
   std::vector<Hop> path;
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
+  // The flows with an end on x or y, each once: the only ones a swap reroutes.
+  auto collect_affected = [&](int x, int y) {
+    ++stamp_id;
+    affected.clear();
+    for (int n : {x, y})
+      for (int i : touching[n])
+        if (stamp[i] != stamp_id) {
+          stamp[i] = stamp_id;
+          affected.push_back(i);
+        }
+  };
   std::vector<int> link_mark(loads.size(), -1), changed;
   std::vector<double> saved(loads.size(), 0.0);
   int link_stamp = 0;
@@ -309,14 +320,7 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
           // Swap the contents of x and y on a scratch copy of the loads: the
           // flows touching either change ends, the others keep their routes.
           auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
-          ++stamp_id;
-          affected.clear();
-          for (int n : {x, y})
-            for (int i : touching[n])
-              if (stamp[i] != stamp_id) {
-                stamp[i] = stamp_id;
-                affected.push_back(i);
-              }
+          collect_affected(x, y);
           double cost_delta = 0;
           ++link_stamp;
           changed.clear();
@@ -373,14 +377,7 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
     budget -= best_delta;
     const int x = best_x, y = best_y;
     auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
-    ++stamp_id;
-    affected.clear();
-    for (int n : {x, y})
-      for (int i : touching[n])
-        if (stamp[i] != stamp_id) {
-          stamp[i] = stamp_id;
-          affected.push_back(i);
-        }
+    collect_affected(x, y);
     for (int i : affected) {
       NodeFlow& f = flows[i];
       add_route(f.src, f.dst, -f.bytes);
