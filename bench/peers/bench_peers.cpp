@@ -730,41 +730,61 @@ int main(int argc, char** argv) {
   app.add_option("--recorded", opt.recorded,
                  "add a recorded profile NAME=PATH (commprof 1) on desmos with 4 ranks per node; repeatable");
   app.add_option("--recorded-dir", opt.recorded_dir,
-                 "add every NAME.prof in this directory as a recorded profile on desmos with 4 ranks per node");
+                 "add every DIR/GROUP/NAME.prof as a recorded profile, GROUP one of desmos-4, desmos-6, 8x8-4, 8x4x4x4-2");
   CLI11_PARSE(app, argc, argv);
 
   std::vector<Instance> instances = opt.suite == "smoke" ? smoke_suite() : full_suite();
-  // Recorded profiles of the example programs run on desmos at 4 ranks per
-  // node, the seed's configuration; ranks must fit its 128 slots.
-  std::vector<std::pair<std::string, std::string>> recorded;
+  // Profiles recorded from the example programs: --recorded NAME=PATH runs on
+  // desmos at 4 ranks per node; --recorded-dir holds one subdirectory per
+  // machine of the suite (bench/profiles/record.sh), named as below.
+  struct RecordedGroup {
+    const char* dir;
+    const char* title;
+    const char* machine;
+    int ppn;
+  };
+  const RecordedGroup recorded_groups[] = {
+      {"desmos-4", "desmos, 4 ranks per node", "desmos", 4},
+      {"desmos-6", "desmos, 6 ranks per node", "desmos", 6},
+      {"8x8-4", "8x8 torus, 4 ranks per node", "torus=8x8 node=package:2,core:4", 4},
+      {"8x4x4x4-2", "8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 2},
+  };
+  struct Recorded {
+    std::string name, path;
+    const RecordedGroup* group;
+  };
+  std::vector<Recorded> recorded;
   for (const std::string& r : opt.recorded) {
     const size_t eq = r.find('=');
     if (eq == std::string::npos) {
       std::cerr << "rankmap_bench_peers: --recorded wants NAME=PATH, got '" << r << "'\n";
       return 2;
     }
-    recorded.emplace_back(r.substr(0, eq), r.substr(eq + 1));
+    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &recorded_groups[0]});
   }
-  if (!opt.recorded_dir.empty() && fs::is_directory(opt.recorded_dir)) {
-    std::vector<fs::path> files;
-    for (const auto& entry : fs::directory_iterator(opt.recorded_dir))
-      if (entry.path().extension() == ".prof") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    for (const fs::path& f : files) recorded.emplace_back(f.stem().string(), f.string());
-  }
-  for (const auto& [name, path] : recorded) {
-    auto profile = rankmap::read_profile(path);
+  if (!opt.recorded_dir.empty())
+    for (const RecordedGroup& g : recorded_groups) {
+      const fs::path dir = fs::path(opt.recorded_dir) / g.dir;
+      if (!fs::is_directory(dir)) continue;
+      std::vector<fs::path> files;
+      for (const auto& entry : fs::directory_iterator(dir))
+        if (entry.path().extension() == ".prof") files.push_back(entry.path());
+      std::sort(files.begin(), files.end());
+      for (const fs::path& f : files) recorded.push_back({f.stem().string(), f.string(), &g});
+    }
+  for (const Recorded& rec : recorded) {
+    auto profile = rankmap::read_profile(rec.path);
     if (!profile) {
       std::cerr << "rankmap_bench_peers: " << profile.error().message << "\n";
       return 2;
     }
     Instance in;
-    in.group = "desmos, 4 ranks per node, profiles recorded from examples/ (`desmos`)";
-    in.machine = "desmos";
-    in.ppn = 4;
+    in.group = std::string(rec.group->title) + ", profiles recorded from examples/ (`" + rec.group->machine + "`)";
+    in.machine = rec.group->machine;
+    in.ppn = rec.group->ppn;
     in.spec.ranks = profile->ranks;
-    in.recorded_name = name;
-    in.recorded_path = path;
+    in.recorded_name = rec.name;
+    in.recorded_path = rec.path;
     instances.push_back(in);
   }
   if (!opt.filter.empty())
