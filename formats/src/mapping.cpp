@@ -1,5 +1,7 @@
 #include "rankmap/mapping.hpp"
 
+#include <limits>
+#include <optional>
 #include <unordered_set>
 
 #include "line_reader.hpp"
@@ -11,27 +13,38 @@ namespace rankmap {
 namespace {
 constexpr int kMappingVersion = 1;
 
-Status check_placements(const Machine& machine, const std::vector<Placement>& placement, int cores,
-                        const std::string& where_prefix) {
-  std::unordered_set<long long> used;
-  for (size_t r = 0; r < placement.size(); ++r) {
-    const Placement& p = placement[r];
-    const std::string who = "rank " + std::to_string(r);
-    if (p.node < 0 || p.node >= machine.nodes())
-      return located_error(where_prefix, who + " on node " + std::to_string(p.node) + ", machine has nodes 0.." + std::to_string(machine.nodes() - 1));
-    if (p.core < 0 || p.core >= cores)
-      return located_error(where_prefix, who + " on core " + std::to_string(p.core) + ", nodes have cores 0.." + std::to_string(cores - 1));
-    if (!used.insert(static_cast<long long>(p.node) * cores + p.core).second)
-      return located_error(where_prefix, who + " shares core " + std::to_string(p.core) + " of " + machine.host_name(p.node) + " with another rank");
+// The placement rules, checked one rank at a time so that the reader can name
+// the line and Mapping::check the rank: node and core exist, one rank a core.
+class PlacementChecker {
+ public:
+  PlacementChecker(const Machine& machine, int cores) : machine_(machine), cores_(cores) {}
+
+  Status add(const Placement& p, const std::string& where) {
+    if (p.node < 0 || p.node >= machine_.nodes())
+      return located_error(where, "node '" + std::to_string(p.node) + "' out of range 0.." + std::to_string(machine_.nodes() - 1));
+    if (p.core < 0 || p.core >= cores_)
+      return located_error(where, "core '" + std::to_string(p.core) + "' out of range 0.." + std::to_string(cores_ - 1));
+    if (!used_.insert(static_cast<long long>(p.node) * cores_ + p.core).second)
+      return located_error(where, "shares core " + std::to_string(p.core) + " of " + machine_.host_name(p.node) + " with another rank");
+    return Ok{};
   }
-  return Ok{};
-}
+
+ private:
+  const Machine& machine_;
+  int cores_;
+  std::unordered_set<long long> used_;
+};
 }  // namespace
 
 Status Mapping::check() const {
   auto node = machine.node_topology();
   if (!node) return node.error();
-  return check_placements(machine, placement, node->cores(), "mapping");
+  PlacementChecker checker(machine, node->cores());
+  for (size_t r = 0; r < placement.size(); ++r) {
+    Status s = checker.add(placement[r], "mapping: rank " + std::to_string(r));
+    if (!s) return s;
+  }
+  return Ok{};
 }
 
 Result<Mapping> parse_mapping(const std::string& text, const std::string& filename) {
@@ -39,8 +52,8 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
   Mapping m;
   std::string_view raw;
   enum { kHeader, kMachine, kRanks, kBody } state = kHeader;
-  int ranks = 0, cores = 0;
-  std::unordered_set<long long> used;
+  int ranks = 0;
+  std::optional<PlacementChecker> checker;
   while (reader.next(raw)) {
     std::string_view line = text::strip_comment(raw);
     if (line.empty()) continue;
@@ -62,7 +75,7 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         m.machine = std::move(*machine);
         auto node = m.machine.node_topology();
         if (!node) return fail(node.error().message);
-        cores = node->cores();
+        checker.emplace(m.machine, node->cores());
         state = kRanks;
         break;
       }
@@ -77,19 +90,25 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
       case kBody: {
         if (w.size() != 4) return fail("expected '<rank> <node> <hostname> <core>'");
         auto rank = text::parse_int(w[0]);
-        auto node = text::parse_int(w[1]);
-        auto core = text::parse_int(w[3]);
+        // Indices beyond int would wrap into range when converted: refuse them here.
+        auto as_index = [](std::optional<long long> v) -> std::optional<int> {
+          if (!v || *v < std::numeric_limits<int>::min() || *v > std::numeric_limits<int>::max()) return std::nullopt;
+          return static_cast<int>(*v);
+        };
+        auto node = as_index(text::parse_int(w[1]));
+        auto core = as_index(text::parse_int(w[3]));
         if (!rank || *rank != static_cast<long long>(m.placement.size()))
           return fail(static_cast<int>(m.placement.size()) >= ranks ? "more rank lines than 'ranks " + std::to_string(ranks) + "'"
                                                                      : "expected rank " + std::to_string(m.placement.size()) + " here (rank order), got '" + w[0] + "'");
         if (*rank >= ranks) return fail("more rank lines than 'ranks " + std::to_string(ranks) + "'");
-        if (!node || *node < 0 || *node >= m.machine.nodes())
-          return fail("node '" + w[1] + "' out of range 0.." + std::to_string(m.machine.nodes() - 1));
-        if (w[2] != m.machine.host_name(static_cast<int>(*node)))
-          return fail("host '" + w[2] + "' is not node " + w[1] + " (that is " + m.machine.host_name(static_cast<int>(*node)) + ")");
-        if (!core || *core < 0 || *core >= cores) return fail("core '" + w[3] + "' out of range 0.." + std::to_string(cores - 1));
-        if (!used.insert(*node * cores + *core).second) return fail("core " + w[3] + " of " + w[2] + " already holds another rank");
-        m.placement.push_back(Placement{static_cast<int>(*node), static_cast<int>(*core)});
+        if (!node) return fail("node '" + w[1] + "' is not a node index");
+        if (!core) return fail("core '" + w[3] + "' is not a core index");
+        const Placement placement{*node, *core};
+        Status valid = checker->add(placement, reader.where());
+        if (!valid) return valid.error();
+        if (w[2] != m.machine.host_name(placement.node))
+          return fail("host '" + w[2] + "' is not node " + w[1] + " (that is " + m.machine.host_name(placement.node) + ")");
+        m.placement.push_back(placement);
         break;
       }
     }

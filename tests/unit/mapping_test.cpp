@@ -52,7 +52,9 @@ TEST_CASE("mapping: bad input names file and line") {
       {head + "0 4 node-4 0\n", "m:4:", "node '4' out of range"},
       {head + "0 1 node-2 0\n", "m:4:", "host 'node-2' is not node 1"},
       {head + "0 1 node-1 4\n", "m:4:", "core '4' out of range 0..3"},
-      {head + "0 1 node-1 2\n1 1 node-1 2\n", "m:5:", "already holds another rank"},
+      {head + "0 4294967297 node-1 0\n", "m:4:", "node '4294967297' is not a node index"},
+      {head + "0 1 node-1 x\n", "m:4:", "core 'x' is not a core index"},
+      {head + "0 1 node-1 2\n1 1 node-1 2\n", "m:5:", "shares core 2 of node-1 with another rank"},
       {head + "0 1 node-1 2\n1 1 node-1 1\n2 0 node-0 0\n", "m:6:", "more rank lines"},
   };
   for (const Case& c : cases) {
