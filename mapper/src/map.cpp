@@ -27,6 +27,22 @@ const std::vector<AlgorithmInfo>& algorithms() {
   return list;
 }
 
+Result<Preset> parse_preset(std::string_view name) {
+  if (name == "fast") return Preset::fast;
+  if (name == "default") return Preset::standard;
+  if (name == "strong") return Preset::strong;
+  return make_error("unknown preset '" + std::string(name) + "' (known: fast, default, strong)");
+}
+
+const char* preset_name(Preset preset) {
+  switch (preset) {
+    case Preset::fast: return "fast";
+    case Preset::standard: return "default";
+    case Preset::strong: return "strong";
+  }
+  return "default";
+}
+
 const AlgorithmInfo* find_algorithm(std::string_view name) {
   for (const AlgorithmInfo& a : algorithms())
     if (a.name == name) return &a;
@@ -118,6 +134,7 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   }
   problem.ppn = options.ppn > 0 ? options.ppn : platform.node.cores();
   problem.seed = options.seed;
+  problem.preset = options.preset;
   problem.progress = options.progress;
   if (auto st = problem.check(); !st) return st.error();
   auto outcome = algo->run(problem);

@@ -134,7 +134,7 @@ nlohmann::json to_json(const std::string& name, const Metrics& m) {
 }
 
 struct Common {
-  std::string machine, profile, output, algorithm = default_algorithm(), nodes, collectives = "model";
+  std::string machine, profile, output, algorithm = default_algorithm(), nodes, collectives = "model", preset = "default";
   int ppn = 0;
   std::uint64_t seed = 1;
   bool quiet = false, verbose = false, json = false, no_bound = false;
@@ -156,6 +156,7 @@ int run_map(const Common& o) {
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
   opt.seed = o.seed;
+  opt.preset = take(parse_preset(o.preset), "--preset");
   if (!o.nodes.empty()) opt.nodes = take(parse_node_list(o.nodes, machine));
   if (progress && (o.verbose || traffic.ranks >= 4096))
     opt.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
@@ -266,6 +267,9 @@ int main(int argc, char** argv) {
   map->add_option("-o,--output", o.output, "mapping file to write (atomically)")->required();
   map->add_option("--algorithm", o.algorithm, "mapping algorithm:" + algos)->capture_default_str();
   map->add_option("--seed", o.seed, "seed for every randomised step")->capture_default_str();
+  map->add_option("--preset", o.preset,
+                  "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~10 s)")
+      ->capture_default_str();
   map->add_flag("-v,--verbose", o.verbose, "progress on stderr (always on from 4096 ranks)");
 
   CLI::App* ev = app.add_subcommand("evaluate", "score mapping files (any origin) against a profile");

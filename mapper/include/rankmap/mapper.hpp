@@ -75,6 +75,17 @@ LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Torus& torus, in
 
 // --------------------------------------------------------------- algorithms
 
+// How hard the default searches (KaMinPar-style presets). Work budgets, not
+// wall-clock ones, so a seed always gives the same mapping; docs/mapper.md
+// gives the time each takes.
+enum class Preset {
+  fast,      // one seed per randomised start, short local search
+  standard,  // `default`: several seeds per start, iterated local search (<= ~1 s up to 1,024 ranks)
+  strong,    // more seeds and a longer iterated local search (<= ~10 s up to 1,024 ranks)
+};
+Result<Preset> parse_preset(std::string_view name);  // "fast", "default", "strong"
+const char* preset_name(Preset preset);
+
 struct MapProblem {
   const CommGraph* graph = nullptr;   // optimisation graph (bytes + message equivalents)
   const Traffic* traffic = nullptr;   // directed traffic (link loads, final choice)
@@ -82,6 +93,7 @@ struct MapProblem {
   std::vector<int> nodes;             // allocated torus nodes, allocation order
   int ppn = 0;                        // ranks allowed per node (<= cores per node)
   std::uint64_t seed = 1;
+  Preset preset = Preset::standard;
   std::function<void(const std::string&)> progress;  // optional, long runs report here
 
   int ranks() const { return graph->vertices; }
@@ -114,6 +126,7 @@ struct MapOptions {
   int ppn = 0;                 // 0: cores per node
   std::vector<int> nodes;      // empty: every torus node in index order
   std::uint64_t seed = 1;
+  Preset preset = Preset::standard;
   std::function<void(const std::string&)> progress;
 };
 
