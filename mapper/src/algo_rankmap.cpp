@@ -18,6 +18,7 @@
 // kTieShare on either metric, block is kept as the launcher would place it
 // (then the guarantee holds up to kTieShare).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "detail.hpp"
@@ -27,6 +28,7 @@ namespace rankmap {
 namespace {
 
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks
+constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
 // A gain the model cannot tell from noise is no reason to move ranks: on a
 // uniform all-to-all every placement scores within 0.01%, yet a permutation
@@ -52,30 +54,81 @@ std::string describe(const Candidate& c) {
   return buf;
 }
 
+// What each preset spends (docs/mapper.md, "Presets"). Seeds: how many
+// seeds each randomised start (METIS, the bisection, Scotch) runs with.
+// ILS: edge visits of the iterated local search, `ils_work_per_arc` per
+// entry of the graph's adjacency (so a small graph is not searched for a
+// second) up to `ils_work` (about 5-10 ns per visit here), shared by the best
+// `ils_starts` searched candidates.
+struct PresetPlan {
+  int seeds;
+  std::int64_t ils_work_per_arc;
+  std::int64_t ils_work;
+  int ils_starts;
+};
+
+PresetPlan plan_for(Preset preset) {
+  switch (preset) {
+    case Preset::fast: return {1, 0, 0, 0};
+    case Preset::standard: return {3, 40'000, 40'000'000, 4};
+    case Preset::strong: return {8, 400'000, 400'000'000, 8};
+  }
+  return {3, 40'000, 40'000'000, 4};
+}
+
+// Seed of the i-th run of a randomised start: i = 0 is the user's seed itself
+// (so the first run equals the stand-alone algorithm), the others are mixed
+// from it (splitmix64) so that nearby user seeds give unrelated runs.
+std::uint64_t derived_seed(std::uint64_t seed, int i) {
+  if (i == 0) return seed;
+  std::uint64_t z = seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return (z ^ (z >> 31)) % 2147483647 + 1;
+}
+
+std::string numbered(const std::string& name, int i) { return i == 0 ? name : name + "#" + std::to_string(i + 1); }
+
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
   const Torus& torus = p.platform->torus;
-  const CommGraph& g = *p.graph;
+  // The search minimises bytes x distance, the evaluator's cost; message
+  // byte-equivalents enter only through the reference starts below (what
+  // `paper` and `scotch` optimise). A profile with messages but no bytes
+  // falls back to the message-weighted graph.
+  const CommGraph& g = (p.bytes_graph && p.bytes_graph->edges() > 0) ? *p.bytes_graph : *p.graph;
+  const bool same_graph = &g == p.graph;
+  const PresetPlan plan = plan_for(p.preset);
   auto say = [&](const std::string& s) {
     if (p.progress) p.progress(s);
   };
   MapOutcome out;
   std::vector<Candidate> cands;
-
-  say("partitioning into node groups (METIS)");
-  const int k = detail::groups_needed(p.ranks(), p.ppn);
-  const std::vector<int> part = detail::partition_groups(g, k, p.ppn, p.seed);
-  {
-    Candidate c{"paper", std::vector<int>(part.size()), {}};
-    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = p.nodes[static_cast<size_t>(part[r])];
+  auto from_groups = [&](const std::string& name, const std::vector<int>& part, const std::vector<int>& group_node) {
+    Candidate c{name, std::vector<int>(part.size()), {}};
+    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = group_node[static_cast<size_t>(part[r])];
     cands.push_back(std::move(c));
+  };
+  const int k = detail::groups_needed(p.ranks(), p.ppn);
+  const bool large = p.ranks() > kSearchAllStartsUpTo;
+
+  // The references of the guarantee: `paper` and `scotch` exactly as the
+  // stand-alone algorithms compute them (message-weighted graph, user seed).
+  say("references: METIS node groups (paper) and Scotch (torusXD)");
+  const std::vector<int> ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
+  from_groups("paper", ref_part, p.nodes);
+  {
+    auto node_of = detail::scotch_map(*p.graph, torus, p.nodes, false, false, p.seed, out.notes);
+    if (!node_of) return node_of.error();
+    detail::enforce_node_capacity(*p.graph, torus, p.nodes, p.ppn, *node_of);
+    cands.push_back(Candidate{"scotch", std::move(*node_of), {}});
   }
   {
     // The launcher's order is a fine start when the application numbers its
     // ranks along its own grid (rings, row-major 2D stencils).
-    Candidate c{"block", std::vector<int>(part.size()), {}};
-    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
+    Candidate c{"block", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
+    for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
   }
   {
@@ -83,58 +136,59 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // neighbours: block's strength (rank order) without its long jumps at the
     // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
     const std::vector<int> walk = detail::snake_order(torus, p.nodes);
-    Candidate c{"snake", std::vector<int>(part.size()), {}};
-    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
+    Candidate c{"snake", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
+    for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
   }
   say("node groups by heavy-edge matching");
-  {
+  for (const detail::MatchingTies ties : {detail::MatchingTies::lowest, detail::MatchingTies::highest}) {
+    // Ties to the lowest index merge along the application's fastest-varying
+    // grid dimension first, ties to the highest along its slowest: two
+    // orientations of the same coarsening (e.g. 2x2 squares or 1x1x4 columns
+    // of a 3D grid), of which the torus may fit only one.
+    const std::string suffix = ties == detail::MatchingTies::lowest ? "" : "-last";
     int groups = 0;
-    const std::vector<int> mpart = detail::matching_groups(g, p.ppn, static_cast<int>(p.nodes.size()), groups);
+    const std::vector<int> mpart = detail::matching_groups(g, p.ppn, static_cast<int>(p.nodes.size()), groups, ties);
+    if (mpart.empty()) continue;
     // Placing the groups by bisection costs about half a second at 32k
-    // ranks and has not won there (the in-order placement below has): above
-    // the search limit only the in-order placement is tried.
-    if (!mpart.empty() && p.ranks() <= kSearchAllStartsUpTo) {
+    // ranks and has not won there (the in-order placement below has).
+    if (!large) {
       const CommGraph q = detail::contract(g, mpart, groups);
-      const std::vector<int> group_node = detail::recursive_bisection_map(q, torus, p.nodes, 1, p.seed);
-      Candidate c{"matching", std::vector<int>(part.size()), {}};
-      for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = group_node[static_cast<size_t>(mpart[r])];
-      cands.push_back(std::move(c));
+      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, p.nodes, 1, p.seed));
     }
-    if (!mpart.empty()) {
-      // The same groups in node order, as `paper` places its METIS groups:
-      // matched groups are numbered by their lowest rank, so this keeps the
-      // application's numbering at node granularity (a row-major 2D stencil
-      // becomes rows of squares along the rows of the torus).
-      Candidate o{"matching-in-order", std::vector<int>(part.size()), {}};
-      for (size_t r = 0; r < part.size(); ++r) o.node_of[r] = p.nodes[static_cast<size_t>(mpart[r])];
-      cands.push_back(std::move(o));
+    // The same groups in node order, as `paper` places its METIS groups:
+    // matched groups are numbered by their lowest rank, so this keeps the
+    // application's numbering at node granularity.
+    from_groups("matching-in-order" + suffix, mpart, p.nodes);
+  }
+  const int seeds = large ? 1 : plan.seeds;
+  for (int i = 0; i < seeds; ++i) {
+    const std::uint64_t seed = derived_seed(p.seed, i);
+    say("randomised starts, seed " + std::to_string(seed));
+    // METIS k-way slows down sharply when groups are tiny (0.5 s for 512
+    // groups of 2 at 1,024 ranks, 25x the bisection): there only the
+    // reference run, whose groups the matching and the bisection cover.
+    if ((same_graph && i == 0) || k <= kMaxKwayGroupsPerSeed) {
+      const std::vector<int> part = (same_graph && i == 0) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
+      if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, p.nodes);
+      const CommGraph q = detail::contract(g, part, k);
+      from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, p.nodes, 1, seed));
     }
-  }
-  say("dual recursive bisection of ranks and torus");
-  cands.push_back(Candidate{"bisection", detail::recursive_bisection_map(g, torus, p.nodes, p.ppn, p.seed), {}});
-  say("placing the METIS node groups by recursive bisection");
-  {
-    const CommGraph q = detail::contract(g, part, k);
-    const std::vector<int> group_node = detail::recursive_bisection_map(q, torus, p.nodes, 1, p.seed);
-    Candidate c{"groups", std::vector<int>(part.size()), {}};
-    for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = group_node[static_cast<size_t>(part[r])];
-    cands.push_back(std::move(c));
-  }
-  say("mapping ranks with Scotch (torusXD)");
-  {
-    auto node_of = detail::scotch_map(g, torus, p.nodes, false, false, p.seed, out.notes);
-    if (!node_of) return node_of.error();
-    detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
-    cands.push_back(Candidate{"scotch", std::move(*node_of), {}});
-  }
-  if (p.ranks() <= kSearchAllStartsUpTo) {
-    say("mapping ranks with Scotch (strict balance)");
-    std::vector<std::string> same_notes;
-    auto node_of = detail::scotch_map(g, torus, p.nodes, false, true, p.seed, same_notes);
-    if (!node_of) return node_of.error();
-    detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
-    cands.push_back(Candidate{"scotch-strict", std::move(*node_of), {}});
+    cands.push_back(Candidate{numbered("bisection", i), detail::recursive_bisection_map(g, torus, p.nodes, p.ppn, seed), {}});
+    if (!same_graph || i > 0) {
+      std::vector<std::string> same_notes;
+      auto node_of = detail::scotch_map(g, torus, p.nodes, false, false, seed, same_notes);
+      if (!node_of) return node_of.error();
+      detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
+      cands.push_back(Candidate{numbered("scotch-bytes", i), std::move(*node_of), {}});
+    }
+    if (!large) {
+      std::vector<std::string> same_notes;
+      auto node_of = detail::scotch_map(g, torus, p.nodes, false, true, seed, same_notes);
+      if (!node_of) return node_of.error();
+      detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
+      cands.push_back(Candidate{numbered("scotch-strict", i), std::move(*node_of), {}});
+    }
   }
   const size_t starts = cands.size();
   for (Candidate& c : cands) c.score = detail::network_score(*p.traffic, torus, c.node_of);
@@ -144,13 +198,52 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   for (size_t i = 0; i < starts; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return cands[a].score.weighted_cost < cands[b].score.weighted_cost; });
-  if (p.ranks() > kSearchAllStartsUpTo) order.resize(1);
+  if (large) order.resize(1);
   for (size_t i : order) {
     say("local search from " + cands[i].name);
     Candidate c{cands[i].name + "+search", cands[i].node_of, {}};
     detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
     c.score = detail::network_score(*p.traffic, torus, c.node_of);
     cands.push_back(std::move(c));
+  }
+  const std::int64_t ils_work =
+      std::min(plan.ils_work, plan.ils_work_per_arc * static_cast<std::int64_t>(g.adjncy.size() + 1));
+  if (ils_work > 0 && !large) {
+    // The iterated local search gets the budget, shared by the best searched
+    // candidates with distinct costs (different basins, not one basin twice).
+    std::vector<size_t> searched;
+    for (size_t i = starts; i < cands.size(); ++i) searched.push_back(i);
+    std::stable_sort(searched.begin(), searched.end(), [&](size_t a, size_t b) {
+      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
+    });
+    std::vector<size_t> picked;
+    for (size_t i : searched) {
+      if (static_cast<int>(picked.size()) == plan.ils_starts) break;
+      bool distinct = true;
+      for (size_t j : picked)
+        distinct = distinct && std::abs(cands[i].score.weighted_cost - cands[j].score.weighted_cost) >
+                                   1e-9 * std::max(1.0, cands[j].score.weighted_cost);
+      if (distinct) picked.push_back(i);
+    }
+    for (size_t n = 0; n < picked.size(); ++n) {
+      const Candidate& from = cands[picked[n]];
+      say("iterated local search from " + from.name);
+      Candidate c{from.name + "+ils", from.node_of, {}};
+      detail::iterated_search(g, torus, p.nodes, p.ppn, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
+                              derived_seed(p.seed, 100 + static_cast<int>(n)));
+      detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      // The search lowers the cost only; its result may load one link more
+      // than a reference does and then lose the choice for that alone. The
+      // same link relief as after the choice, on this candidate, gives it a
+      // variant that trades up to kRelieveCostShare of cost for load.
+      Candidate relieved{c.name + "+links", c.node_of, {}};
+      detail::relieve_links(*p.traffic, torus, p.nodes, relieved.node_of, kRelieveMaxSwaps,
+                            kRelieveCostShare * c.score.weighted_cost);
+      relieved.score = detail::network_score(*p.traffic, torus, relieved.node_of);
+      cands.push_back(std::move(c));
+      cands.push_back(std::move(relieved));
+    }
   }
 
   for (const Candidate& c : cands) say("candidate " + describe(c));
@@ -163,42 +256,33 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       if (cands[i].name == name) return &cands[i].score;
     return nullptr;
   };
-  double ref_cost = cands[0].score.weighted_cost, ref_load = cands[0].score.max_link_relative;
-  if (const auto* s = score_of("scotch")) {
-    ref_cost = std::min(ref_cost, s->weighted_cost);
-    ref_load = std::min(ref_load, s->max_link_relative);
-  }
+  double ref_load = cands[0].score.max_link_relative;
+  if (const auto* s = score_of("scotch")) ref_load = std::min(ref_load, s->max_link_relative);
   const detail::NetworkScore* blk = score_of("block");
   auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
-  auto lowest_cost_within = [&](double cost_cap, double load_cap) -> const Candidate* {
-    const Candidate* best = nullptr;
-    for (const Candidate& c : cands) {
-      if (!within(c.score.weighted_cost, cost_cap) || !within(c.score.max_link_relative, load_cap)) continue;
-      if (!best || c.score.weighted_cost < best->score.weighted_cost ||
-          (c.score.weighted_cost == best->score.weighted_cost &&
-           c.score.max_link_relative < best->score.max_link_relative))
-        best = &c;
+  // The objective: the lowest bandwidth-weighted cost among the candidates
+  // no worse than block on both metrics (block itself is one, so the set is
+  // never empty); among those within kTieShare of that cost, the lowest max
+  // link load. Cost first because a placement with the lowest cost cannot be
+  // beaten on both metrics by anyone; the load then breaks near-ties and the
+  // relief below may buy it down for a little cost.
+  const Candidate* best = nullptr;
+  double min_cost = 0;
+  for (const Candidate& c : cands)
+    if (within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
+        (!best || c.score.weighted_cost < min_cost)) {
+      best = &c;
+      min_cost = c.score.weighted_cost;
     }
-    return best;
-  };
-  double relieve_cost_cap = std::min(ref_cost, blk->weighted_cost);
-  const Candidate* best = lowest_cost_within(relieve_cost_cap, std::min(ref_load, blk->max_link_relative));
-  if (!best) {
-    relieve_cost_cap = ref_cost;
-    best = lowest_cost_within(ref_cost, ref_load);
-    if (best) out.notes.push_back("no candidate was also no worse than block on both metrics");
-  }
-  if (!best) {
-    // paper and scotch each win one metric and nothing found beats both:
-    // take the best balance of the two, and say so.
-    auto balance = [&](const Candidate& c) {
-      return (ref_cost > 0 ? c.score.weighted_cost / ref_cost : 0) + (ref_load > 0 ? c.score.max_link_relative / ref_load : 0);
-    };
-    best = &*std::min_element(cands.begin(), cands.end(),
-                              [&](const Candidate& a, const Candidate& b) { return balance(a) < balance(b); });
-    out.notes.push_back("no candidate beat both paper and scotch on cost and link load; kept the best balance");
-    relieve_cost_cap = 0;  // no cap the relief could honour
-  }
+  for (const Candidate& c : cands)
+    if (within(c.score.weighted_cost, min_cost * (1 + kTieShare)) &&
+        within(c.score.max_link_relative, blk->max_link_relative) &&
+        (c.score.max_link_relative < best->score.max_link_relative ||
+         (c.score.max_link_relative == best->score.max_link_relative && c.score.weighted_cost < best->score.weighted_cost)))
+      best = &c;
+  double relieve_cost_cap = blk->weighted_cost;
+  if (best->score.max_link_relative > ref_load * (1 + 1e-12))
+    out.notes.push_back("chose the lower cost over the lower max link load of paper or scotch");
   const Candidate* block_start = nullptr;
   for (size_t i = 0; i < starts; ++i)
     if (cands[i].name == "block") block_start = &cands[i];

@@ -47,10 +47,15 @@ std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& to
                                          int cap, std::uint64_t seed);
 
 // Node groups of at most `cap` vertices by repeated heavy-edge matching (index
-// order, ties to the lowest index), leftovers packed first-fit decreasing.
+// order), leftovers packed first-fit decreasing.
 // Returns the group of every vertex and sets `groups`; empty if more than
 // `max_groups` groups would be needed.
-std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups);
+// Ties between equally heavy edges go to the lowest-numbered or to the
+// highest-numbered partner (merging along an application grid's fastest- or
+// slowest-varying dimension first).
+enum class MatchingTies { lowest, highest };
+std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups,
+                                 MatchingTies ties = MatchingTies::lowest);
 
 // The allocated nodes along a boustrophedon walk of the torus (consecutive
 // nodes are neighbours; the dimension with the most links runs fastest).
@@ -64,6 +69,23 @@ double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vect
 // single ranks across nodes. Never increases the cost; respects ppn.
 void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
             std::vector<int>& node_of, int passes);
+
+// Iterated local search on sum w x weighted_distance with at most ppn ranks
+// per allocated node: random kicks (a rank swapped with one of a nearby node,
+// or two nearby nodes' contents exchanged) each followed by a rank-level
+// descent from the ranks they touched; a kick is kept when the cost does not
+// rise. `work` bounds the edge visits (deterministic for a seed). node_of
+// becomes the best assignment seen (never worse than the input).
+void iterated_search(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                     std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
+
+// The cost change of moving v alone from `from` to `to`, its neighbours where node_of puts them.
+double move_delta(const CommGraph& g, const Torus& t, const std::vector<int>& node_of, int v, int from, int to);
+// Weight of edge {u, v}, 0 if absent.
+double edge_weight(const CommGraph& g, int u, int v);
+// The nodes v is most attached to (by edge weight), v's own node excluded, at most `limit`.
+void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, int limit,
+                    std::vector<std::pair<double, int>>& out);
 
 // Swaps of whole node contents between torus neighbours that lower the max
 // link load (or the number of links at the max) under the real routing while

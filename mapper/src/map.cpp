@@ -125,6 +125,8 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   MapProblem problem;
   const CommGraph graph = build_comm_graph(traffic, message_byte_equivalent(platform.latency));
   problem.graph = &graph;
+  const CommGraph bytes_graph = build_comm_graph(traffic, 0.0);
+  problem.bytes_graph = &bytes_graph;
   problem.traffic = &traffic;
   problem.platform = &platform;
   problem.nodes = options.nodes;

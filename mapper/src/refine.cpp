@@ -40,12 +40,6 @@ NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std
   return s;
 }
 
-namespace {
-
-constexpr double kMinGain = 1e-9;      // relative to the edge weights: ignore rounding-level "gains"
-constexpr double kMinPassGain = 1e-3;  // relative to the cost: a pass gaining less ends the search
-constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both levels gaining less ends it
-
 // Sum over v's edges of w x (distance from `to` - distance from `from`) with
 // v's neighbours where `node_of` puts them: the cost change of moving v alone.
 double move_delta(const CommGraph& g, const Torus& t, const std::vector<int>& node_of, int v, int from, int to) {
@@ -80,6 +74,12 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
   std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
   if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
 }
+
+namespace {
+
+constexpr double kMinGain = 1e-9;      // relative to the edge weights: ignore rounding-level "gains"
+constexpr double kMinPassGain = 1e-3;  // relative to the cost: a pass gaining less ends the search
+constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both levels gaining less ends it
 
 // Swaps of whole node contents (groups), on the contracted graph. Candidate
 // places for group g: the nodes of its heaviest partners and their torus

@@ -19,7 +19,7 @@
 
 namespace rankmap::detail {
 
-std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups) {
+std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups, MatchingTies ties) {
   const int n = graph.vertices;
   groups = 0;
   std::vector<int> cluster(static_cast<size_t>(n));  // vertex -> current cluster
@@ -27,7 +27,8 @@ std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups
   std::vector<int> size(static_cast<size_t>(n), 1);
   CommGraph q = graph;
   int k = n;
-  // Vertices are visited in index order and ties go to the lowest index:
+  // Vertices are visited in index order and ties go to the lowest index
+  // (or, with MatchingTies::highest, to the highest):
   // deterministic, and it follows the application's own numbering where that
   // numbering has structure (as the `block` start does).
   for (;;) {
@@ -40,7 +41,7 @@ std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups
       for (auto e = q.xadj[u]; e < q.xadj[u + 1]; ++e) {
         const int v = q.adjncy[e];
         if (v == u || mate[v] >= 0 || size[u] + size[v] > cap) continue;
-        if (q.weight[e] > best_w) {
+        if (q.weight[e] > best_w || (ties == MatchingTies::highest && q.weight[e] == best_w)) {
           best_w = q.weight[e];
           best = v;
         }

@@ -212,7 +212,7 @@ TEST_CASE("algorithms: the default's max link load is no worse than block's on s
   }
 }
 
-TEST_CASE("algorithms: the default is never worse than paper or scotch on cost and link load") {
+TEST_CASE("algorithms: the default is never worse than block on both metrics, nor than paper or scotch on cost") {
   struct Case {
     const char* machine;
     const char* pattern;
@@ -229,13 +229,18 @@ TEST_CASE("algorithms: the default is never worse than paper or scotch on cost a
     const Platform pf = platform_of(c.machine);
     const Traffic t = synth_traffic(c.pattern, c.ranks);
     const Metrics best = metrics(t, pf, run(t, pf, "rankmap", c.ppn), c.ppn);
+    const Metrics block = metrics(t, pf, run(t, pf, "block", c.ppn), c.ppn);
+    CHECK(best.weighted_cost <= block.weighted_cost * (1 + 1e-12));
+    CHECK(best.max_link_relative <= block.max_link_relative * (1 + 1e-12));
     for (const char* other : {"paper", "scotch"}) {
+      // paper and scotch are candidates; the cost-first choice takes one of
+      // them or something cheaper whenever it is no worse than block, and the
+      // link relief after it may spend at most 1% of cost (docs/mapper.md).
       INFO(other);
       const Metrics m = metrics(t, pf, run(t, pf, other, c.ppn), c.ppn);
-      CHECK(best.weighted_cost <= m.weighted_cost * (1 + 1e-12));
-      CHECK(best.max_link_relative <= m.max_link_relative * (1 + 1e-12));
+      if (m.weighted_cost <= block.weighted_cost && m.max_link_relative <= block.max_link_relative)
+        CHECK(best.weighted_cost <= m.weighted_cost * 1.01);
     }
-    const Metrics block = metrics(t, pf, run(t, pf, "block", c.ppn), c.ppn);
     CHECK(best.weighted_cost >= best.lower_bound_weighted * (1 - 1e-12));
     CHECK(block.weighted_cost >= block.lower_bound_weighted * (1 - 1e-12));
   }
@@ -266,4 +271,52 @@ TEST_CASE("algorithms: ties go to block, so a uniform all-to-all keeps the launc
   // A pattern with a real gain is still mapped away from block.
   const Traffic s = synth_traffic("stencil3d-shuffled", 64);
   CHECK(run(s, pf, "rankmap", 2) != run(s, pf, "block", 2));
+}
+
+TEST_CASE("algorithms: presets by name, and every preset keeps the capacity and its seed") {
+  CHECK(parse_preset("fast").value() == Preset::fast);
+  CHECK(parse_preset("default").value() == Preset::standard);
+  CHECK(parse_preset("strong").value() == Preset::strong);
+  CHECK(!parse_preset("quick").ok());
+  CHECK(std::string(preset_name(Preset::standard)) == "default");
+  const Platform pf = platform_of("desmos");
+  const Traffic t = synth_traffic("random", 96, 3);
+  for (Preset preset : {Preset::fast, Preset::standard, Preset::strong}) {
+    INFO(preset_name(preset));
+    MapOptions o;
+    o.ppn = 3;
+    o.seed = 5;
+    o.preset = preset;
+    auto a = map_ranks(t, pf, o);
+    auto b = map_ranks(t, pf, o);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(check_placement(a->placement, 96, pf, all_nodes(32), 3).ok());
+    CHECK(a->placement == b->placement);
+  }
+}
+
+TEST_CASE("algorithms: a 3D stencil on a 2D torus gets 1x1x4 columns laid out as the torus (every preset)") {
+  // 8x8x4 periodic stencil, rank = x + 8y + 64z, on 8x8 nodes at 4 per node:
+  // 2x2x1 squares and 1x1x4 columns cut equally many edges, but only the
+  // columns' group graph is the 8x8 torus itself. Columns keep all 256 z
+  // edges inside and put every x and y edge one hop apart: 512 undirected
+  // edges x 2 directions at one hop, which the triangle-free bound proves
+  // optimal. The matching start with ties to the highest index merges along
+  // z first and finds it from the rank numbering.
+  const Platform pf = platform_of("torus=8x8 node=package:2,core:4");
+  const Traffic t = synth_traffic("stencil3d", 256, 1, {8, 8, 4});
+  const double pair_bytes = t.flows.front().bytes;
+  for (Preset preset : {Preset::fast, Preset::standard}) {
+    INFO(preset_name(preset));
+    MapOptions o;
+    o.ppn = 4;
+    o.preset = preset;
+    auto r = map_ranks(t, pf, o);
+    REQUIRE(r.ok());
+    const Metrics m = metrics(t, pf, r->placement, 4);
+    CHECK(m.hop_bytes == Approx(1024 * pair_bytes).epsilon(1e-12));
+    CHECK(m.lower_bound_weighted == Approx(m.weighted_cost).epsilon(1e-12));
+    CHECK(m.max_dilation == 1);
+  }
 }

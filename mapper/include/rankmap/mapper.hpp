@@ -87,7 +87,8 @@ Result<Preset> parse_preset(std::string_view name);  // "fast", "default", "stro
 const char* preset_name(Preset preset);
 
 struct MapProblem {
-  const CommGraph* graph = nullptr;   // optimisation graph (bytes + message equivalents)
+  const CommGraph* graph = nullptr;   // bytes + message equivalents (what paper and scotch optimise)
+  const CommGraph* bytes_graph = nullptr;  // bytes only (the default's search objective); may be null
   const Traffic* traffic = nullptr;   // directed traffic (link loads, final choice)
   const Platform* platform = nullptr;
   std::vector<int> nodes;             // allocated torus nodes, allocation order

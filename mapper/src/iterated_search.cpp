@@ -1,0 +1,209 @@
+// Iterated local search (ILS) on the mapping cost sum w x weighted_distance
+// with a hard capacity of ppn ranks per node: the search that lets the default
+// spend its time budget. A descent alone (refine.cpp) stops in the first local
+// minimum of its starting point; ILS, the standard metaheuristic for the
+// quadratic assignment problem that mapping is, kicks the assignment out of
+// it and descends again, keeping a kick whenever the cost does not rise
+// (sideways moves let it cross the plateaus that regular graphs on tori are
+// full of). Kicks are local (a rank and a nearby node, or two nearby nodes'
+// contents), so each descent is short: only the ranks the kick moved and
+// their partners are re-examined, not the whole graph.
+//
+// Deterministic: the kicks come from std::mt19937_64 with a fixed seed and the
+// budget counts edge visits, not seconds, so a seed always gives one mapping.
+#include <algorithm>
+#include <random>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+namespace {
+
+class RankSearch {
+ public:
+  RankSearch(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn, std::vector<int>& node_of)
+      : g_(g), t_(t), ppn_(ppn), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
+        allocated_(static_cast<size_t>(t.nodes()), 0), queued_(static_cast<size_t>(g.vertices), 0) {
+    for (int a : nodes) allocated_[a] = 1;
+    for (int v = 0; v < g.vertices; ++v) members_[node_of[v]].push_back(v);
+    tol_ = 1e-9 * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
+  }
+
+  std::int64_t work() const { return work_; }
+  const std::vector<int>& members(int a) const { return members_[a]; }
+  bool allocated(int a) const { return allocated_[a] != 0; }
+
+  // Moves v to `to` and returns the cost change (exact: computed on the
+  // current state before the move). Logged for undo.
+  double move(int v, int to) {
+    const int from = node_of_[v];
+    const double d = delta(v, from, to);
+    relocate(v, to);
+    log_.push_back({v, from});
+    return d;
+  }
+
+  void clear_log() { log_.clear(); }
+  void undo() {
+    for (auto it = log_.rbegin(); it != log_.rend(); ++it) relocate(it->first, it->second);
+    log_.clear();
+  }
+
+  // The best single move or swap of r onto the nodes it is most attached to;
+  // applied if it lowers the cost. Returns the gain (0 if none) and queues
+  // the partners of every rank that moved.
+  double improve(int r) {
+    const int a = node_of_[r];
+    attached_nodes(g_, node_of_, r, 3, att_);
+    work_ += g_.xadj[r + 1] - g_.xadj[r];
+    double best = -tol_;
+    int best_b = -1, best_s = -1;
+    for (auto [w, b] : att_) {
+      if (!allocated_[b]) continue;
+      const double dr = delta(r, a, b);
+      if (static_cast<int>(members_[b].size()) < ppn_ && dr < best) {
+        best = dr;
+        best_b = b;
+        best_s = -1;
+      }
+      for (int s : members_[b]) {
+        const double d = dr + delta(s, b, a) + 2 * edge_weight(g_, r, s) * t_.weighted_distance(a, b);
+        if (d < best) {
+          best = d;
+          best_b = b;
+          best_s = s;
+        }
+      }
+    }
+    if (best_b < 0) return 0;
+    move(r, best_b);
+    if (best_s >= 0) move(best_s, a);
+    enqueue_partners(r);
+    if (best_s >= 0) enqueue_partners(best_s);
+    return -best;
+  }
+
+  // Descent from the queued ranks until none of them improves.
+  double descend() {
+    double gain = 0;
+    while (!queue_.empty()) {
+      const int r = queue_.back();
+      queue_.pop_back();
+      queued_[r] = 0;
+      gain += improve(r);
+    }
+    return gain;
+  }
+
+  void enqueue(int v) {
+    if (!queued_[v]) {
+      queued_[v] = 1;
+      queue_.push_back(v);
+    }
+  }
+  void enqueue_partners(int v) {
+    enqueue(v);
+    for (auto e = g_.xadj[v]; e < g_.xadj[v + 1]; ++e) enqueue(g_.adjncy[e]);
+  }
+
+ private:
+  double delta(int v, int from, int to) {
+    work_ += g_.xadj[v + 1] - g_.xadj[v];
+    return move_delta(g_, t_, node_of_, v, from, to);
+  }
+  void relocate(int v, int to) {
+    auto& m = members_[node_of_[v]];
+    m.erase(std::find(m.begin(), m.end(), v));
+    members_[to].push_back(v);
+    node_of_[v] = to;
+  }
+
+  const CommGraph& g_;
+  const Torus& t_;
+  int ppn_;
+  std::vector<int>& node_of_;
+  std::vector<std::vector<int>> members_;
+  std::vector<char> allocated_;
+  std::vector<char> queued_;
+  std::vector<int> queue_;
+  std::vector<std::pair<int, int>> log_;  // (rank, node it came from)
+  std::vector<std::pair<double, int>> att_;
+  double tol_ = 0;
+  std::int64_t work_ = 0;
+};
+
+}  // namespace
+
+void iterated_search(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                     std::vector<int>& node_of, std::int64_t work, std::uint64_t seed) {
+  if (graph.vertices < 2 || graph.edges() == 0 || nodes.size() < 2) return;
+  std::vector<int> current = node_of;
+  RankSearch s(graph, torus, nodes, ppn, current);
+  std::mt19937_64 rng(seed);
+  auto uniform = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+  // Ranks without partners never matter; kicks pick among the others.
+  std::vector<int> active;
+  for (int v = 0; v < graph.vertices; ++v)
+    if (graph.xadj[v + 1] > graph.xadj[v]) active.push_back(v);
+  // First a full descent from every rank, so the kicks start from a local minimum.
+  for (int v : active) s.enqueue(v);
+  double cost = weighted_cost(graph, torus, current) - s.descend();
+  s.clear_log();
+  double best_cost = cost;
+  node_of = current;
+  const double tol = 1e-12 * std::max(cost, 1.0);
+  std::vector<int> near;
+  std::vector<std::pair<double, int>> att;
+  while (s.work() < work) {
+    const int r = active[uniform(active.size())];
+    const int a = current[r];
+    // A nearby node: a torus neighbour of r's node or a node r is attached to.
+    near.clear();
+    for (int d = 0; d < torus.dims(); ++d)
+      for (Direction dir : {Direction::plus, Direction::minus}) {
+        const int b = torus.neighbor(a, d, dir);
+        if (b >= 0 && b != a && s.allocated(b)) near.push_back(b);
+      }
+    attached_nodes(graph, current, r, 3, att);
+    for (auto [w, b] : att)
+      if (s.allocated(b)) near.push_back(b);
+    if (near.empty()) continue;
+    const int b = near[uniform(near.size())];
+    double delta = 0;
+    if (rng() % 2 == 0) {
+      // Exchange the whole contents of a and b (a group-level kick).
+      const std::vector<int> from_a = s.members(a), from_b = s.members(b);
+      for (int v : from_a) delta += s.move(v, b);
+      for (int v : from_b) delta += s.move(v, a);
+      for (int v : from_a) s.enqueue_partners(v);
+      for (int v : from_b) s.enqueue_partners(v);
+    } else {
+      const std::vector<int>& mb = s.members(b);
+      if (static_cast<int>(mb.size()) < ppn && rng() % 2 == 0) {
+        delta += s.move(r, b);
+      } else if (!mb.empty()) {
+        const int q = mb[uniform(mb.size())];
+        delta += s.move(r, b);
+        delta += s.move(q, a);
+        s.enqueue_partners(q);
+      } else {
+        delta += s.move(r, b);
+      }
+      s.enqueue_partners(r);
+    }
+    delta -= s.descend();
+    if (delta <= tol) {
+      cost += delta;
+      s.clear_log();
+      if (cost < best_cost - tol) {
+        best_cost = cost;
+        node_of = current;
+      }
+    } else {
+      s.undo();
+    }
+  }
+}
+
+}  // namespace rankmap::detail
