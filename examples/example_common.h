@@ -111,4 +111,57 @@ static inline unsigned example_word(int src, int dst, int it, long i) {
   return (unsigned)src * 2654435761u ^ (unsigned)dst * 40503u ^ (unsigned)it * 97u ^ (unsigned)i;
 }
 
+/* MPI_Dims_create with the user's fixed extents (0 = free) checked first:
+ * MPICH aborts on extents that do not divide the rank count. */
+static inline void example_dims(const char *prog, int size, int ndims, int *dims) {
+  long fixed = 1;
+  for (int d = 0; d < ndims; ++d) fixed *= dims[d] > 0 ? dims[d] : 1;
+  if (size % fixed != 0 || MPI_Dims_create(size, ndims, dims) != MPI_SUCCESS)
+    example_fail(prog, "the process grid's fixed extents must divide the number of ranks");
+  long product = 1;
+  for (int d = 0; d < ndims; ++d) product *= dims[d];
+  if (product != size) example_fail(prog, "the process grid must have as many positions as ranks");
+}
+
+/* The mini-apps (cg, mg, lu, adi, hydro27) send a kernel's messages without
+ * its arithmetic. Each payload is `n` doubles stamped with the words
+ * example_word(src, dst, seq, first + i): a message from the wrong peer, of
+ * the wrong phase (`seq`) or cut short shows in the receiver's check. */
+static inline void example_stamp(double *buf, long n, int src, int dst, int seq, long first) {
+  for (long i = 0; i < n; ++i) buf[i] = (double)example_word(src, dst, seq, first + i);
+}
+
+/* Number of words of a received payload that differ from example_stamp's. */
+static inline long example_stamp_errors(const double *buf, long n, int src, int dst, int seq, long first) {
+  long bad = 0;
+  for (long i = 0; i < n; ++i) bad += buf[i] != (double)example_word(src, dst, seq, first + i);
+  return bad;
+}
+
+/* What a mini-app's rank sent and received, for the closing check. */
+typedef struct {
+  long long messages, bytes_sent, bytes_received, bad_words;
+} ExampleTally;
+
+static inline void example_tally_send(ExampleTally *t, long doubles) {
+  t->messages += 1;
+  t->bytes_sent += (long long)doubles * (long long)sizeof(double);
+}
+
+static inline void example_tally_recv(ExampleTally *t, const double *buf, long n, int src, int dst, int seq, long first) {
+  t->bytes_received += (long long)n * (long long)sizeof(double);
+  t->bad_words += example_stamp_errors(buf, n, src, dst, seq, first);
+}
+
+/* Sums the tallies over all ranks (one allreduce, after the timed loop).
+ * Returns 1 when every word arrived right and as many bytes were received as
+ * sent; writes "messages=M total_bytes=B" (point-to-point, all ranks) into
+ * `extra`, the numbers to compare with a profile's p2p lines. */
+static inline int example_tally_check(const ExampleTally *t, char *extra, size_t extra_size) {
+  long long mine[4] = {t->messages, t->bytes_sent, t->bytes_received, t->bad_words}, all[4];
+  MPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+  snprintf(extra, extra_size, "messages=%lld total_bytes=%lld", all[0], all[1]);
+  return all[1] == all[2] && all[3] == 0;
+}
+
 #endif
