@@ -262,10 +262,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
   // The objective: the lowest bandwidth-weighted cost among the candidates
   // no worse than block on both metrics (block itself is one, so the set is
-  // never empty); among those within kTieShare of that cost, the lowest max
-  // link load. Cost first because a placement with the lowest cost cannot be
-  // beaten on both metrics by anyone; the load then breaks near-ties and the
-  // relief below may buy it down for a little cost.
+  // never empty), then the load (below). Cost first because a placement with
+  // the lowest cost cannot be beaten on both metrics by anyone; the load then
+  // breaks near-ties, may be bought for a little cost, and the relief below
+  // may lower it further.
   const Candidate* best = nullptr;
   double min_cost = 0;
   for (const Candidate& c : cands)
@@ -274,12 +274,21 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       best = &c;
       min_cost = c.score.weighted_cost;
     }
-  for (const Candidate& c : cands)
-    if (within(c.score.weighted_cost, min_cost * (1 + kTieShare)) &&
-        within(c.score.max_link_relative, blk->max_link_relative) &&
-        (c.score.max_link_relative < best->score.max_link_relative ||
-         (c.score.max_link_relative == best->score.max_link_relative && c.score.weighted_cost < best->score.weighted_cost)))
+  // The load's exchange rate, the same as the relief's: a candidate up to
+  // kRelieveCostShare dearer replaces the cheapest if its max link load is
+  // at least kRelieveMinLoadGain lower; within kTieShare of the cost, any
+  // lower load wins.
+  const Candidate* cheapest = best;
+  for (const Candidate& c : cands) {
+    if (!within(c.score.max_link_relative, blk->max_link_relative)) continue;
+    const bool tie = within(c.score.weighted_cost, min_cost * (1 + kTieShare));
+    const bool trade = within(c.score.weighted_cost, min_cost * (1 + kRelieveCostShare)) &&
+                       c.score.max_link_relative <= cheapest->score.max_link_relative * (1 - kRelieveMinLoadGain);
+    if ((tie || trade) && (c.score.max_link_relative < best->score.max_link_relative ||
+                           (c.score.max_link_relative == best->score.max_link_relative &&
+                            c.score.weighted_cost < best->score.weighted_cost)))
       best = &c;
+  }
   double relieve_cost_cap = blk->weighted_cost;
   if (best->score.max_link_relative > ref_load * (1 + 1e-12))
     out.notes.push_back("chose the lower cost over the lower max link load of paper or scotch");

@@ -7,7 +7,11 @@
 // (sideways moves let it cross the plateaus that regular graphs on tori are
 // full of). Kicks are local (a rank and a nearby node, or two nearby nodes'
 // contents), so each descent is short: only the ranks the kick moved and
-// their partners are re-examined, not the whole graph.
+// their partners are re-examined, not the whole graph. Besides single moves
+// and swaps, the descent re-divides the ranks of two neighbouring nodes
+// exactly (all divisions, up to 4 ranks per node): the two-for-two exchanges
+// that reshape groups (squares into columns of a 27-point stencil) and that
+// no single swap reaches.
 //
 // Deterministic: the kicks come from std::mt19937_64 with a fixed seed and the
 // budget counts edge visits, not seconds, so a seed always gives one mapping.
@@ -19,6 +23,8 @@
 namespace rankmap::detail {
 
 namespace {
+
+constexpr int kMaxResplitRanks = 8;  // 256 divisions of two nodes of 4
 
 class RankSearch {
  public:
@@ -84,6 +90,92 @@ class RankSearch {
     return -best;
   }
 
+  // The best division of the ranks of nodes a and b between the two, by
+  // enumeration (at most kMaxResplitRanks ranks): every rank's cost to its
+  // partners elsewhere at either node, plus the pairs it separates at
+  // distance d(a, b). Multi-rank exchanges (two for two, ...) that no single
+  // swap reaches. Applied if it lowers the cost; returns the gain.
+  double resplit(int a, int b) {
+    union_.clear();
+    for (int v : members_[a]) union_.push_back(v);
+    for (int v : members_[b]) union_.push_back(v);
+    const int m = static_cast<int>(union_.size());
+    if (m < 2 || m > kMaxResplitRanks) return 0;
+    const double dab = t_.weighted_distance(a, b);
+    std::fill(inner_.begin(), inner_.end(), 0.0);
+    for (int i = 0; i < m; ++i) {
+      const int u = union_[i];
+      ext_a_[i] = ext_b_[i] = 0;
+      work_ += g_.xadj[u + 1] - g_.xadj[u];
+      for (auto e = g_.xadj[u]; e < g_.xadj[u + 1]; ++e) {
+        const int v = g_.adjncy[e];
+        const int q = node_of_[v];
+        if (q == a || q == b) {
+          const int j = static_cast<int>(std::find(union_.begin(), union_.end(), v) - union_.begin());
+          inner_[static_cast<size_t>(i * kMaxResplitRanks + j)] = g_.weight[e];
+          continue;
+        }
+        ext_a_[i] += g_.weight[e] * t_.weighted_distance(a, q);
+        ext_b_[i] += g_.weight[e] * t_.weighted_distance(b, q);
+      }
+    }
+    auto cost_of = [&](unsigned mask) {
+      double c = 0;
+      for (int i = 0; i < m; ++i) {
+        const bool at_b = (mask >> i) & 1u;
+        c += at_b ? ext_b_[i] : ext_a_[i];
+        for (int j = i + 1; j < m; ++j)
+          if (at_b != (((mask >> j) & 1u) != 0)) c += inner_[static_cast<size_t>(i * kMaxResplitRanks + j)] * dab;
+      }
+      return c;
+    };
+    unsigned current = 0;
+    for (int i = static_cast<int>(members_[a].size()); i < m; ++i) current |= 1u << i;
+    const double now = cost_of(current);
+    double best = now - tol_;
+    unsigned best_mask = current;
+    const int min_b = std::max(0, m - ppn_), max_b = std::min(ppn_, m);
+    for (unsigned mask = 0; mask < (1u << m); ++mask) {
+      const int at_b = __builtin_popcount(mask);
+      if (at_b < min_b || at_b > max_b || mask == current) continue;
+      const double c = cost_of(mask);
+      if (c < best) {
+        best = c;
+        best_mask = mask;
+      }
+    }
+    work_ += static_cast<std::int64_t>(1u << m) * m;
+    if (best_mask == current) return 0;
+    for (int i = 0; i < m; ++i) {
+      const int want = ((best_mask >> i) & 1u) ? b : a;
+      if (node_of_[union_[i]] != want) {
+        move(union_[i], want);
+        enqueue_partners(union_[i]);
+      }
+    }
+    return now - best;
+  }
+
+  // resplit() over every pair of neighbouring allocated nodes, each followed
+  // by a rank descent, until a whole sweep gains nothing.
+  double resplit_neighbours(const std::vector<int>& nodes) {
+    double gain = 0;
+    for (int sweep = 0; sweep < 8; ++sweep) {
+      double sweep_gain = 0;
+      for (int a : nodes)
+        for (int d = 0; d < t_.dims(); ++d)
+          for (Direction dir : {Direction::plus, Direction::minus}) {
+            const int b = t_.neighbor(a, d, dir);
+            if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty())) continue;
+            sweep_gain += resplit(a, b);
+            sweep_gain += descend();
+          }
+      gain += sweep_gain;
+      if (sweep_gain <= tol_) break;
+    }
+    return gain;
+  }
+
   // Descent from the queued ranks until none of them improves.
   double descend() {
     double gain = 0;
@@ -129,6 +221,9 @@ class RankSearch {
   std::vector<int> queue_;
   std::vector<std::pair<int, int>> log_;  // (rank, node it came from)
   std::vector<std::pair<double, int>> att_;
+  std::vector<int> union_;
+  std::vector<double> ext_a_ = std::vector<double>(kMaxResplitRanks), ext_b_ = std::vector<double>(kMaxResplitRanks);
+  std::vector<double> inner_ = std::vector<double>(kMaxResplitRanks * kMaxResplitRanks);
   double tol_ = 0;
   std::int64_t work_ = 0;
 };
@@ -149,6 +244,7 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
   // First a full descent from every rank, so the kicks start from a local minimum.
   for (int v : active) s.enqueue(v);
   double cost = weighted_cost(graph, torus, current) - s.descend();
+  cost -= s.resplit_neighbours(nodes);
   s.clear_log();
   double best_cost = cost;
   node_of = current;
@@ -192,6 +288,8 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
       }
       s.enqueue_partners(r);
     }
+    delta -= s.descend();
+    delta -= s.resplit(a, b);
     delta -= s.descend();
     if (delta <= tol) {
       cost += delta;
