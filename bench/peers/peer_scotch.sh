@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # scotch_gmap as a rankmap benchmark peer.
 #
-#   peer_scotch.sh --graph G.grf --target "torusXD 4 4 2 2 2" --out OUT.vec
-#   peer_scotch.sh --graph G.grf --target-graph T.grf --out OUT.vec
+#   peer_scotch.sh --graph G.grf --target "torusXD 4 4 2 2 2" [--strategy strict|stock] --out OUT.vec
+#   peer_scotch.sh --graph G.grf --target-graph T.grf [--strategy strict|stock] --out OUT.vec
 #
 # G.grf: the communication graph in Scotch's source format (written by the
 # driver, integer edge weights). The first form maps onto Scotch's plain
@@ -13,30 +13,40 @@
 # maps onto that; Scotch writes each vertex's terminal label, which is the
 # target graph vertex, i.e. the torus node.
 #
-# Strategy: Scotch's default quality strategy with strict balance (-cqb -b0)
-# and deterministic behaviour (-Cd), so every node gets exactly ppn ranks when
-# the machine is full. Scotch's own cost figures are not used: they are wrong on
-# deco targets (toolchain notes); rankmap's evaluator scores the result.
+# Strategy: `strict` (the default) is Scotch's quality strategy with strict
+# balance (-cqb -b0), so every node gets exactly ppn ranks when the machine is
+# full; `stock` is what a user gets from plain scotch_gmap (no strategy flags:
+# default strategy, imbalance tolerance 0.05), whose overfull nodes the driver
+# repairs and flags. Both run with -Cd (deterministic): a context option, not
+# a strategy; without it determinism depends on how Scotch was compiled. Scotch's own
+# cost figures are not used: they are wrong on deco targets (toolchain notes);
+# rankmap's evaluator scores the result.
 #
 # Output: one torus node index per rank line, '#' metadata lines first
 # ("# seconds T" is scotch_gmap's own mapping time, without I/O).
 # Exit status: 0 ok, 3 scotch tools not installed, 1 failure.
 set -euo pipefail
 
-graph="" target="" target_graph="" out=""
+graph="" target="" target_graph="" out="" strategy=strict
 while [ $# -gt 0 ]; do
   case "$1" in
     --graph) graph="$2"; shift 2 ;;
     --target) target="$2"; shift 2 ;;
     --target-graph) target_graph="$2"; shift 2 ;;
+    --strategy) strategy="$2"; shift 2 ;;
     --out) out="$2"; shift 2 ;;
     *) echo "peer_scotch.sh: unknown argument '$1'" >&2; exit 1 ;;
   esac
 done
 if [ -z "$graph" ] || [ -z "$out" ] || { [ -z "$target" ] && [ -z "$target_graph" ]; }; then
-  echo "usage: peer_scotch.sh --graph G.grf (--target 'torusXD ...' | --target-graph T.grf) --out OUT" >&2
+  echo "usage: peer_scotch.sh --graph G.grf (--target 'torusXD ...' | --target-graph T.grf) [--strategy strict|stock] --out OUT" >&2
   exit 1
 fi
+case "$strategy" in
+  strict) flags=(-Cd -cqb -b0) ;;
+  stock) flags=(-Cd) ;;
+  *) echo "peer_scotch.sh: unknown strategy '$strategy' (strict, stock)" >&2; exit 1 ;;
+esac
 
 gmap=$(command -v scotch_gmap || command -v gmap || true)
 if [ -z "$gmap" ]; then
@@ -60,7 +70,7 @@ else
 fi
 
 version=$( { "$gmap" -V 2>&1 || true; } | sed -n 's/.*[Vv]ersion \([0-9.]*\).*/\1/p' | head -1)
-"$gmap" -Cd -cqb -b0 -vt "$graph" "$work/target.tgt" "$work/out.map" > "$work/log" 2>&1 || {
+"$gmap" "${flags[@]}" -vt "$graph" "$work/target.tgt" "$work/out.map" > "$work/log" 2>&1 || {
   cat "$work/log" >&2
   exit 1
 }
@@ -69,7 +79,7 @@ seconds=$(awk '$1 == "T" && $2 == "Mapping" { print $3 }' "$work/log")
 {
   echo "# tool scotch_gmap ${version:-unknown}"
   echo "# seconds ${seconds:-0}"
-  echo "# note scotch_gmap -Cd -cqb -b0 onto $kind"
+  echo "# note scotch_gmap ${flags[*]} onto $kind"
   # The .map file: a count line, then "vertex terminal" lines in any order.
   awk 'NR > 1 { print $1, $2 }' "$work/out.map" | sort -n -k1,1 | awk '
     { if ($1 != NR - 1) { print "vertex " NR - 1 " missing from the mapping" > "/dev/stderr"; exit 1 } print $2 }'
