@@ -7,7 +7,11 @@
 // What is compared is the inter-node placement: every result, ours included,
 // gets its cores by the same rule (a node's ranks take cores 0, 1, ... in rank
 // order), and a peer result that puts more than ppn ranks on a node is repaired
-// minimally and the repair is flagged. Method and caveats: docs/benchmarks.md.
+// minimally and the repair is flagged. The peers get the bytes-only graph (the
+// scored objective is bytes-only hop-bytes). rankmap's default runs at its
+// three presets, and the default preset at several seeds for its spread; the
+// summary judges the presets against the peers (write_summary). Method and
+// caveats: docs/benchmarks.md (bench/peers/notes.md).
 #include <sys/wait.h>
 
 #include <algorithm>
@@ -48,17 +52,49 @@ using rankmap::Torus;
 
 // ------------------------------------------------------------------ instances
 
+// The machines of the benchmark, each at one ranks-per-node count. `dir` names
+// the subdirectory of --recorded-dir (bench/profiles/) holding that machine's
+// recorded profiles. Every machine runs full (ranks = nodes x ppn), so no tool
+// can win by spreading ranks over more nodes than another, and the capacity is
+// exact.
+struct MachineGroup {
+  const char* dir;
+  const char* title;
+  const char* machine;
+  int nodes;
+  int ppn;
+};
+
+const std::vector<MachineGroup>& machine_groups() {
+  static const std::vector<MachineGroup> g = {
+      {"desmos-2", "desmos, 2 ranks per node", "desmos", 32, 2},
+      {"desmos-4", "desmos, 4 ranks per node", "desmos", 32, 4},
+      {"desmos-6", "desmos, 6 ranks per node", "desmos", 32, 6},
+      {"8x8-4", "8x8 torus, 4 ranks per node", "torus=8x8 node=package:2,core:4", 64, 4},
+      {"4x4x4-2", "4x4x4 torus, 2 ranks per node", "torus=4x4x4 node=package:2,core:4", 64, 2},
+      {"8x4x4x4-2", "8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 512, 2},
+  };
+  return g;
+}
+
 struct Instance {
-  std::string group;    // machine section of the table
-  std::string machine;  // machine description (preset or key=value words)
+  std::string group;          // section of the tables: machine title, synthetic or recorded
+  std::string machine_title;  // the machine at its ppn, for the per-machine summaries
+  std::string machine;        // machine description (preset or key=value words)
   int ppn = 0;
   bool ppn_differs = false;  // ppn differs from the rest of the group
   rankmap::SynthSpec spec;
   std::string recorded_name;  // a profile recorded with libcommprof instead of a synthetic pattern
   std::string recorded_path;
+  int slots = 0;  // nodes x ppn of the machine (recorded profiles may leave some free)
+
+  bool recorded() const { return !recorded_path.empty(); }
 
   std::string name() const {
-    if (!recorded_path.empty()) return recorded_name + " " + std::to_string(spec.ranks) + " (recorded)";
+    if (recorded())
+      return recorded_name + " " + std::to_string(spec.ranks) + " (recorded" +
+             (spec.ranks < slots ? ", " + std::to_string(spec.ranks) + " of " + std::to_string(slots) + " slots" : "") +
+             ")";
     std::string shape;
     if (spec.pattern.rfind("stencil", 0) == 0) {
       const int dims = spec.pattern == "stencil2d" ? 2 : 3;
@@ -79,26 +115,13 @@ const std::vector<std::string>& all_patterns() {
   return p;
 }
 
-// Every machine runs full (ranks = nodes x ppn), so no tool can win by
-// spreading ranks over more nodes than another, and the capacity is exact.
 std::vector<Instance> full_suite() {
-  struct Group {
-    std::string title;
-    std::string machine;
-    int nodes;
-    int ppn;
-  };
-  const std::vector<Group> groups = {
-      {"desmos, 4 ranks per node", "desmos", 32, 4},
-      {"desmos, 6 ranks per node", "desmos", 32, 6},
-      {"8x8 torus, 4 ranks per node", "torus=8x8 node=package:2,core:4", 64, 4},
-      {"8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 512, 2},
-  };
   std::vector<Instance> out;
-  for (const Group& g : groups)
+  for (const MachineGroup& g : machine_groups())
     for (const std::string& pattern : all_patterns()) {
       Instance in;
-      in.group = g.title + " (`" + g.machine + "`)";
+      in.group = std::string(g.title) + " (`" + g.machine + "`)";
+      in.machine_title = g.title;
       in.machine = g.machine;
       in.ppn = g.ppn;
       in.spec.pattern = pattern;
@@ -119,6 +142,7 @@ std::vector<Instance> full_suite() {
 std::vector<Instance> smoke_suite() {
   Instance in;
   in.group = "smoke (`desmos`)";
+  in.machine_title = "smoke";
   in.machine = "desmos";
   in.ppn = 2;
   in.spec.pattern = "stencil3d-shuffled";
@@ -134,20 +158,40 @@ struct Tool {
   std::string name;
   ToolKind kind;
   std::string algorithm;  // ours only
+  rankmap::Preset preset = rankmap::Preset::standard;  // ours only
+  bool scotch_stock = false;  // scotch_gmap's own default strategy instead of -cqb -b0
+
+  // A preset of rankmap's default algorithm: judged against the others, never
+  // a reference of the judgement.
+  bool is_preset() const { return kind == ToolKind::ours && algorithm == rankmap::default_algorithm(); }
+  bool is_scotch() const { return kind == ToolKind::scotch_torus || kind == ToolKind::scotch_weighted; }
 };
 
+constexpr const char* kDefaultTool = "rankmap (default)";
+constexpr const char* kStrongTool = "rankmap strong";
+
 const std::vector<Tool>& all_tools() {
+  using rankmap::Preset;
   static const std::vector<Tool> t = {
-      {"rankmap (default)", ToolKind::ours, "rankmap"},
-      {"paper", ToolKind::ours, "paper"},
+      {kDefaultTool, ToolKind::ours, "rankmap", Preset::standard},
+      {"rankmap fast", ToolKind::ours, "rankmap", Preset::fast},
+      {kStrongTool, ToolKind::ours, "rankmap", Preset::strong},
       {"block", ToolKind::ours, "block"},
-      {"scotch_gmap torusXD", ToolKind::scotch_torus, ""},
-      {"scotch_gmap amk_grf", ToolKind::scotch_weighted, ""},
+      {"paper", ToolKind::ours, "paper"},
+      {"scotch_gmap torusXD (stock)", ToolKind::scotch_torus, "", Preset::standard, true},
+      {"scotch_gmap torusXD -cqb -b0", ToolKind::scotch_torus, ""},
+      {"scotch_gmap amk_grf -cqb -b0", ToolKind::scotch_weighted, ""},
       {"Mt-KaHyPar", ToolKind::mtkahypar, ""},
       {"KaHIP flat", ToolKind::kahip_flat, ""},
       {"KaHIP torus tree", ToolKind::kahip_tree, ""},
   };
   return t;
+}
+
+const Tool* find_tool_info(const std::string& name) {
+  for (const Tool& t : all_tools())
+    if (t.name == name) return &t;
+  return nullptr;
 }
 
 enum class State { ok, not_installed, unsupported, failed };
@@ -162,6 +206,18 @@ struct Result {
   int repaired = 0;      // ranks moved to restore the capacity
   bool capacity_ok = false;
   bool finite = false;
+};
+
+// The default preset at further seeds (the first is the reported row).
+struct SeedRun {
+  std::uint64_t seed = 0;
+  bool ok = false;
+  double hop_bytes = 0, max_link = 0, seconds = 0;
+};
+
+struct InstanceRun {
+  std::vector<Result> results;
+  std::vector<SeedRun> seeds;  // the default preset at every seed of the spread, the reported one first
 };
 
 // ----------------------------------------------------------- graph export
@@ -435,21 +491,25 @@ std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int 
   return p;
 }
 
-// The evaluator's gap is cost / bound - 1, infinite when the bound is 0 (e.g.
-// a ring at 3+ ranks per node: every rank's two partners fit on its node).
-// That is a weak bound, not a broken score: the gap is only required finite
-// when the bound is positive.
+// The evaluator's gap is hop-bytes / bound - 1, infinite when the bound is 0
+// (e.g. a ring at 3+ ranks per node: every rank's two partners fit on its
+// node). That is a weak bound, not a broken score: the gap is only required
+// finite when the bound is positive. The gap is taken on hop-bytes, the scored
+// objective (equal to the bandwidth-weighted one on single-link machines).
 bool metrics_finite(const Metrics& m) {
-  for (double v : {m.hop_bytes, m.weighted_cost, m.max_link_relative, m.mean_link_relative, m.lower_bound_weighted,
-                   m.comm_time_max})
+  for (double v : {m.hop_bytes, m.weighted_cost, m.max_link_relative, m.mean_link_relative, m.lower_bound_hop_bytes,
+                   m.lower_bound_weighted, m.comm_time_max})
     if (!std::isfinite(v)) return false;
+  if (m.lower_bound_hop_bytes > 0 && !std::isfinite(m.gap_hop_bytes)) return false;
   if (m.lower_bound_weighted > 0 && !std::isfinite(m.gap_weighted)) return false;
   return true;
 }
 
+bool has_bound(const Metrics& m) { return m.lower_bound_hop_bytes > 0; }
+
 std::string gap_text(const Metrics& m) {
-  if (!(m.lower_bound_weighted > 0)) return "n/a (bound 0)";
-  return fmt("%.1f%%", m.gap_weighted * 100);
+  if (!has_bound(m)) return "n/a (bound 0)";
+  return fmt("%.1f%%", m.gap_hop_bytes * 100);
 }
 
 // ------------------------------------------------------------------- driver
@@ -465,24 +525,31 @@ struct Options {
   std::vector<std::string> recorded;  // NAME=PATH of recorded profiles
   std::string recorded_dir;           // every *.prof below it is a recorded instance
   std::uint64_t seed = 1;
+  int spread_seeds = 5;               // seeds of the default preset per instance (1: no spread)
   int timeout = 120;
   bool check = false;
   bool keep = false;
+  bool list = false;
 };
 
 double now() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::vector<Result> run_instance(const Instance& in, const Options& opt, const fs::path& dir, std::ostream& log) {
-  std::vector<Result> results;
+bool selected(const Options& opt, const std::string& tool) {
+  return opt.tools.empty() || std::find(opt.tools.begin(), opt.tools.end(), tool) != opt.tools.end();
+}
+
+InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path& dir, std::ostream& log) {
+  InstanceRun run;
+  std::vector<Result>& results = run.results;
   auto machine = rankmap::load_machine(in.machine);
   if (!machine) throw std::runtime_error(machine.error().message);
   auto platform = rankmap::Platform::from_machine(*machine);
   if (!platform) throw std::runtime_error(platform.error().message);
   rankmap::SynthSpec spec = in.spec;
   spec.seed = opt.seed;
-  auto profile = in.recorded_path.empty() ? rankmap::synthesize(spec) : rankmap::read_profile(in.recorded_path);
+  auto profile = in.recorded() ? rankmap::read_profile(in.recorded_path) : rankmap::synthesize(spec);
   if (!profile) throw std::runtime_error(profile.error().message);
   auto traffic = rankmap::traffic_from_profile(*profile, rankmap::CollectiveModel::model);
   if (!traffic) throw std::runtime_error(traffic.error().message);
@@ -491,9 +558,13 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
   std::vector<int> nodes(static_cast<size_t>(torus.nodes()));
   std::iota(nodes.begin(), nodes.end(), 0);
 
-  // The peers get the graph rankmap optimises: bytes plus the byte-equivalent
-  // of every message under the machine's latency model.
-  const CommGraph graph = rankmap::build_comm_graph(*traffic, rankmap::message_byte_equivalent(platform->latency));
+  // The peers get the bytes-only graph (weight of {u, v} = bytes both ways, no
+  // message byte-equivalents): the scored objective is bytes-only hop-bytes,
+  // so this is each peer's best shot at it. build_comm_graph drops pairs
+  // without bytes (messages only, e.g. barriers), so every edge has a
+  // positive weight and integer_weights() keeps it >= 1.
+  const CommGraph graph = rankmap::build_comm_graph(*traffic, 0.0);
+  if (auto st = graph.check(); !st) throw std::runtime_error("bytes-only graph: " + st.error().message);
   const auto weights = integer_weights(graph);
   std::vector<std::int64_t> target_weights;
   const CommGraph target = torus_target_graph(torus, target_weights);
@@ -505,36 +576,59 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
 
   rankmap::EvaluateOptions eval_options;
   eval_options.ppn = in.ppn;
+  // rankmap's own algorithms, scored; `seconds` is the whole map_ranks.
+  auto run_ours = [&](const std::string& algorithm, rankmap::Preset preset, std::uint64_t seed, Result& res,
+                      std::vector<int>& node_of) {
+    rankmap::MapOptions mo;
+    mo.algorithm = algorithm;
+    mo.ppn = in.ppn;
+    mo.seed = seed;
+    mo.preset = preset;
+    const double start = now();
+    auto outcome = rankmap::map_ranks(*traffic, *platform, mo);
+    res.seconds = now() - start;
+    if (!outcome) {
+      res.message = "failed: " + outcome.error().message;
+    } else {
+      res.state = State::ok;
+      for (const Placement& p : outcome->placement) node_of.push_back(p.node);
+    }
+  };
+  auto score = [&](Result& res, std::vector<int>& node_of) {
+    if (res.state != State::ok) return;
+    res.repaired = repair_capacity(graph, torus, nodes, in.ppn, node_of);
+    const auto placement = cores_in_rank_order(node_of, torus.nodes());
+    res.capacity_ok =
+        res.repaired >= 0 && static_cast<bool>(rankmap::check_placement(placement, ranks, *platform, nodes, in.ppn));
+    auto metrics = rankmap::evaluate(*traffic, placement, *platform, eval_options);
+    if (!metrics) {
+      res.state = State::failed;
+      res.message = "evaluation failed: " + metrics.error().message;
+    } else {
+      res.metrics = *metrics;
+      res.finite = metrics_finite(res.metrics);
+    }
+  };
+
   for (const Tool& tool : all_tools()) {
-    if (!opt.tools.empty() && std::find(opt.tools.begin(), opt.tools.end(), tool.name) == opt.tools.end()) continue;
+    if (!selected(opt, tool.name)) continue;
     Result res;
     res.tool = tool.name;
     std::vector<int> node_of;
     log << "  " << tool.name << " ... " << std::flush;
-    const double start = now();
     if (tool.kind == ToolKind::ours) {
-      rankmap::MapOptions mo;
-      mo.algorithm = tool.algorithm;
-      mo.ppn = in.ppn;
-      mo.seed = opt.seed;
-      auto outcome = rankmap::map_ranks(*traffic, *platform, mo);
-      res.seconds = now() - start;
-      if (!outcome) {
-        res.message = "failed: " + outcome.error().message;
-      } else {
-        res.state = State::ok;
-        for (const Placement& p : outcome->placement) node_of.push_back(p.node);
-      }
+      run_ours(tool.algorithm, tool.preset, opt.seed, res, node_of);
     } else {
       std::string command;
       const fs::path out = dir / "peer.vec", err = dir / "peer.err";
       const std::string py = "env PYTHONDONTWRITEBYTECODE=1 " + quote(opt.python) + " ";
       const std::string adapters = opt.peers_dir + "/";
       PeerRun pr;
-      if (tool.kind != ToolKind::scotch_torus && tool.kind != ToolKind::scotch_weighted && !fs::exists(opt.python)) {
+      if (!tool.is_scotch() && !fs::exists(opt.python)) {
         pr.state = State::not_installed;
         pr.message = "not installed: no Python environment at " + opt.python + " (run bench/peers/setup.sh)";
       } else {
+        const std::string scotch_strategy = tool.scotch_stock ? " --strategy stock" : " --strategy strict";
         switch (tool.kind) {
           case ToolKind::kahip_flat:
           case ToolKind::kahip_tree: {
@@ -558,13 +652,13 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
               pr.message = "N/A: Scotch's torusXD/meshXD target has at most 5 dimensions, uniform wrap";
             } else {
               command = quote(adapters + "peer_scotch.sh") + " --graph " + quote(grf.string()) + " --target " +
-                        quote(*tgt) + " --out " + quote(out.string());
+                        quote(*tgt) + scotch_strategy + " --out " + quote(out.string());
             }
             break;
           }
           case ToolKind::scotch_weighted:
             command = quote(adapters + "peer_scotch.sh") + " --graph " + quote(grf.string()) + " --target-graph " +
-                      quote(target_grf.string()) + " --out " + quote(out.string());
+                      quote(target_grf.string()) + scotch_strategy + " --out " + quote(out.string());
             break;
           case ToolKind::ours:
             break;
@@ -577,133 +671,471 @@ std::vector<Result> run_instance(const Instance& in, const Options& opt, const f
       res.seconds = pr.seconds;
       node_of = std::move(pr.node_of);
     }
-    if (res.state == State::ok) {
-      res.repaired = repair_capacity(graph, torus, nodes, in.ppn, node_of);
-      const auto placement = cores_in_rank_order(node_of, torus.nodes());
-      res.capacity_ok = res.repaired >= 0 &&
-                        static_cast<bool>(rankmap::check_placement(placement, ranks, *platform, nodes, in.ppn));
-      auto metrics = rankmap::evaluate(*traffic, placement, *platform, eval_options);
-      if (!metrics) {
-        res.state = State::failed;
-        res.message = "evaluation failed: " + metrics.error().message;
-      } else {
-        res.metrics = *metrics;
-        res.finite = metrics_finite(res.metrics);
-      }
-    }
+    score(res, node_of);
     if (res.state == State::ok)
-      log << rankmap::text::format_double(res.metrics.weighted_cost) << " B*hop/links, max link "
-          << res.metrics.max_link_relative * 1e3 << " ms, " << res.seconds << " s"
+      log << rankmap::text::format_double(res.metrics.hop_bytes) << " B*hop, max link "
+          << rankmap::text::format_double(res.metrics.max_link_relative * 1e3) << " ms, comm time "
+          << rankmap::text::format_double(res.metrics.comm_time_max * 1e3) << " ms, " << res.seconds << " s"
           << (res.repaired ? ", repaired " + std::to_string(res.repaired) + " ranks" : "") << "\n";
     else
       log << res.message << "\n";
+    if (tool.name == kDefaultTool && res.state == State::ok)
+      run.seeds.push_back({opt.seed, res.capacity_ok && res.finite, res.metrics.hop_bytes,
+                           res.metrics.max_link_relative, res.seconds});
     results.push_back(std::move(res));
   }
-  return results;
+
+  // The default preset at the further seeds of the spread (seed 1 is the row
+  // above). Only the default: the spread is a property of what users run.
+  if (!run.seeds.empty() && opt.spread_seeds > 1) {
+    log << "  " << kDefaultTool << " at seeds";
+    for (int k = 1; k < opt.spread_seeds; ++k) {
+      Result res;
+      std::vector<int> node_of;
+      SeedRun sr;
+      sr.seed = opt.seed + static_cast<std::uint64_t>(k);
+      run_ours(rankmap::default_algorithm(), rankmap::Preset::standard, sr.seed, res, node_of);
+      score(res, node_of);
+      sr.ok = res.state == State::ok && res.capacity_ok && res.finite;
+      sr.hop_bytes = res.metrics.hop_bytes;
+      sr.max_link = res.metrics.max_link_relative;
+      sr.seconds = res.seconds;
+      log << " " << sr.seed << ": "
+          << (sr.ok ? rankmap::text::format_double(sr.hop_bytes) + " B*hop " +
+                          rankmap::text::format_double(sr.max_link * 1e3) + " ms;"
+                    : "(" + res.message + ");")
+          << std::flush;
+      run.seeds.push_back(sr);
+    }
+    log << "\n";
+  }
+  return run;
 }
 
 // ------------------------------------------------------------------- tables
 
-// Relative tolerance under which two scores count as tied.
+// Relative tolerance under which two scores count as tied (issue 10: "<= best
+// peer x 1.001").
 constexpr double kTie = 1e-3;
 
 bool tied_or_better(double ours, double best) { return ours <= best * (1 + kTie) + 1e-300; }
+// a is lower than b by more than the tie tolerance.
+bool clearly_lower(double a, double b) { return !tied_or_better(b, a); }
 
-const Result* find_tool(const std::vector<Result>& rs, const std::string& name) {
+const Result* find_result(const std::vector<Result>& rs, const std::string& name) {
   for (const Result& r : rs)
     if (r.tool == name) return &r;
   return nullptr;
 }
+
+bool usable(const Result* r) { return r && r->state == State::ok; }
 
 std::string ratio(double v, double ref) {
   if (ref <= 0) return v <= 0 ? "1.00" : "inf";
   return fmt("%.2f", v / ref);
 }
 
+std::string short_machine(const Instance& in) { return in.group.substr(0, in.group.find(" (")); }
+
+// ------------------------------------------------------------- the judgement
+
+// The scored metrics of the judgement: bytes-only hop-bytes and max link load
+// decide "best"; the predicted communication time (the evaluator's
+// comm_time_max, latency model) joins them for dominance.
+struct Scores {
+  double hop_bytes, max_link, comm_time;
+};
+Scores scores(const Result& r) { return {r.metrics.hop_bytes, r.metrics.max_link_relative, r.metrics.comm_time_max}; }
+
+// p dominates j: no worse on all three (ties within kTie count as equal),
+// clearly lower on at least one.
+bool dominates(const Scores& p, const Scores& j) {
+  const double pv[] = {p.hop_bytes, p.max_link, p.comm_time};
+  const double jv[] = {j.hop_bytes, j.max_link, j.comm_time};
+  bool lower = false;
+  for (int k = 0; k < 3; ++k) {
+    if (clearly_lower(jv[k], pv[k])) return false;
+    if (clearly_lower(pv[k], jv[k])) lower = true;
+  }
+  return lower;
+}
+
+enum class Outcome { best, tradeoff, fails, no_result, no_peer };
+
+// One rankmap preset on one instance against the peers: every tool that is not
+// a rankmap preset (block and paper included) and produced a mapping.
+//  best      hop-bytes and max link load each <= best peer x (1 + kTie);
+//  tradeoff  not that, but no mapping (peers and the judged one) is within
+//            kTie of the best on both, and no peer dominates the judged one
+//            on (hop-bytes, max link load, predicted time);
+//  fails     otherwise: a peer is best on both, or a peer dominates.
 struct Verdict {
-  bool weighted_best = true;
-  bool link_best = true;
-  std::string weighted_winner, link_winner;  // best tool when the default is not best
-  double weighted_margin = 0, link_margin = 0;  // how much lower the winner is, fraction of the default
+  Outcome outcome = Outcome::no_result;
+  double hop_ratio = 0, link_ratio = 0;  // judged / best peer
+  std::string hop_best, link_best;       // the best peer on each metric
+  std::string culprit;                   // the peer best on both, or dominating
+  bool culprit_dominates = false;
 };
 
-Verdict judge(const std::vector<Result>& rs) {
+Verdict judge(const std::vector<Result>& rs, const std::string& judged_name) {
   Verdict v;
-  const Result* def = find_tool(rs, all_tools().front().name);
-  if (!def || def->state != State::ok) {
-    v.weighted_best = v.link_best = false;
+  const Result* j = find_result(rs, judged_name);
+  if (!usable(j)) return v;
+  std::vector<const Result*> peers;
+  for (const Result& r : rs) {
+    const Tool* t = find_tool_info(r.tool);
+    if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
+  }
+  if (peers.empty()) {
+    v.outcome = Outcome::no_peer;
     return v;
   }
-  for (const Result& r : rs) {
-    if (r.state != State::ok || &r == def) continue;
-    if (!tied_or_better(def->metrics.weighted_cost, r.metrics.weighted_cost)) {
-      const double margin = 1 - r.metrics.weighted_cost / def->metrics.weighted_cost;
-      if (margin > v.weighted_margin) v.weighted_winner = r.tool, v.weighted_margin = margin;
-      v.weighted_best = false;
-    }
-    if (!tied_or_better(def->metrics.max_link_relative, r.metrics.max_link_relative)) {
-      const double margin = 1 - r.metrics.max_link_relative / def->metrics.max_link_relative;
-      if (margin > v.link_margin) v.link_winner = r.tool, v.link_margin = margin;
-      v.link_best = false;
+  const Scores js = scores(*j);
+  double best_hop = 0, best_link = 0;
+  for (const Result* p : peers) {
+    const Scores ps = scores(*p);
+    if (v.hop_best.empty() || ps.hop_bytes < best_hop) best_hop = ps.hop_bytes, v.hop_best = p->tool;
+    if (v.link_best.empty() || ps.max_link < best_link) best_link = ps.max_link, v.link_best = p->tool;
+  }
+  auto rel = [](double a, double b) { return b > 0 ? a / b : (a > 0 ? INFINITY : 1.0); };
+  v.hop_ratio = rel(js.hop_bytes, best_hop);
+  v.link_ratio = rel(js.max_link, best_link);
+  if (tied_or_better(js.hop_bytes, best_hop) && tied_or_better(js.max_link, best_link)) {
+    v.outcome = Outcome::best;
+    return v;
+  }
+  const double all_hop = std::min(best_hop, js.hop_bytes), all_link = std::min(best_link, js.max_link);
+  for (const Result* p : peers) {
+    const Scores ps = scores(*p);
+    if (tied_or_better(ps.hop_bytes, all_hop) && tied_or_better(ps.max_link, all_link)) {
+      v.outcome = Outcome::fails;
+      v.culprit = p->tool;
+      return v;
     }
   }
+  for (const Result* p : peers)
+    if (dominates(scores(*p), js)) {
+      v.outcome = Outcome::fails;
+      v.culprit = p->tool;
+      v.culprit_dominates = true;
+      return v;
+    }
+  v.outcome = Outcome::tradeoff;
   return v;
 }
 
-void write_tables(std::ostream& md, const std::vector<Instance>& instances,
-                  const std::vector<std::vector<Result>>& results) {
-  const std::string def_name = all_tools().front().name;
-  // Summary first: the claim and where it fails.
-  md << "### Is the default best?\n\n"
-     << "Best or tied (within " << kTie * 100 << "%) among every tool that produced a mapping, "
-     << "on the bandwidth-weighted cost and on the max link load.\n\n"
-     << "| machine | instance | bw-weighted cost | max link load |\n|---|---|---|---|\n";
+std::string ratio_to_best(double r, const std::string& best) {
+  if (!std::isfinite(r)) return "inf (" + best + ")";
+  return fmt("%.3f", r) + (tied_or_better(r, 1.0) ? "" : " (" + best + ")");
+}
+
+std::string verdict_text(const Verdict& v) {
+  const std::string ratios = "hop-bytes " + fmt("%.3f", v.hop_ratio) + "x " + v.hop_best + ", max link " +
+                             fmt("%.3f", v.link_ratio) + "x " + v.link_best;
+  switch (v.outcome) {
+    case Outcome::best: return "best or tied";
+    case Outcome::tradeoff:
+      return "*trade-off*: no mapping is best on both; not dominated by any peer (" + ratios + ")";
+    case Outcome::fails:
+      return "**fails**: " + v.culprit + (v.culprit_dominates ? " dominates it" : " is best on both") + " (" +
+             ratios + ")";
+    case Outcome::no_result: return "no result";
+    case Outcome::no_peer: return "no peer result";
+  }
+  return "";
+}
+
+// (max - min) / min over the seeds that produced a mapping; -1 with fewer than two.
+struct Spread {
+  double hop_bytes = -1, max_link = -1;
+  int seeds = 0;
+};
+
+Spread spread(const std::vector<SeedRun>& seeds) {
+  Spread s;
+  double hmin = INFINITY, hmax = -INFINITY, lmin = INFINITY, lmax = -INFINITY;
+  for (const SeedRun& r : seeds) {
+    if (!r.ok) continue;
+    ++s.seeds;
+    hmin = std::min(hmin, r.hop_bytes), hmax = std::max(hmax, r.hop_bytes);
+    lmin = std::min(lmin, r.max_link), lmax = std::max(lmax, r.max_link);
+  }
+  if (s.seeds < 2) return s;
+  auto rel = [](double lo, double hi) { return lo > 0 ? (hi - lo) / lo : (hi > 0 ? INFINITY : 0.0); };
+  s.hop_bytes = rel(hmin, hmax);
+  s.max_link = rel(lmin, lmax);
+  return s;
+}
+
+std::string percent(double v, const char* format = "%.2f%%") {
+  if (v < 0) return "n/a";
+  if (!std::isfinite(v)) return "inf";
+  return fmt(format, v * 100);
+}
+
+constexpr double kSpreadHop = 0.01, kSpreadLink = 0.05;  // issue 10's limits per instance
+
+// ----------------------------------------------------------- ratio summaries
+
+// The reference a preset is compared with: one tool, or the best of several
+// (per metric) where a tool has variants.
+struct Reference {
+  std::string label;
+  std::vector<std::string> tools;
+};
+
+std::vector<Reference> references() {
+  Reference scotch{"scotch_gmap (best variant per metric)", {}};
+  for (const Tool& t : all_tools())
+    if (t.is_scotch()) scotch.tools.push_back(t.name);
+  return {{"block", {"block"}}, scotch, {"Mt-KaHyPar", {"Mt-KaHyPar"}}};
+}
+
+// The reference's best value on one metric, or nullopt when none of its tools produced a mapping.
+std::optional<double> reference_value(const std::vector<Result>& rs, const Reference& ref,
+                                      double (*metric)(const Result&)) {
+  std::optional<double> best;
+  for (const std::string& name : ref.tools) {
+    const Result* r = find_result(rs, name);
+    if (!usable(r)) continue;
+    const double v = metric(*r);
+    if (!best || v < *best) best = v;
+  }
+  return best;
+}
+
+struct RatioStats {
+  int instances = 0, lower = 0, tied = 0, higher = 0, undefined = 0;
+  double worst = 0, log_sum = 0;
+  std::string worst_instance;
+  void add(double v, double ref, const std::string& instance) {
+    ++instances;
+    if (clearly_lower(v, ref)) ++lower;
+    else if (tied_or_better(v, ref)) ++tied;
+    else ++higher;
+    double r = 1;  // both zero
+    if (ref > 0 && v > 0) {
+      r = v / ref;
+    } else if (ref > 0 || v > 0) {
+      ++undefined;  // zero against a positive value: no finite ratio for the mean
+      if (v <= 0) return;
+      r = INFINITY;
+    }
+    if (std::isfinite(r)) log_sum += std::log(r);
+    if (worst_instance.empty() || r > worst) worst = r, worst_instance = instance;
+  }
+  std::string counts() const {
+    return std::to_string(lower) + " / " + std::to_string(tied) + " / " + std::to_string(higher);
+  }
+  std::string worst_text() const {
+    if (worst_instance.empty()) return "";
+    return (std::isfinite(worst) ? fmt("%.3f", worst) : std::string("inf")) + " (" + worst_instance + ")";
+  }
+  std::string mean_text() const {
+    const int n = instances - undefined;
+    return n > 0 ? fmt("%.3f", std::exp(log_sum / n)) : std::string("");
+  }
+};
+
+double metric_hop(const Result& r) { return r.metrics.hop_bytes; }
+double metric_link(const Result& r) { return r.metrics.max_link_relative; }
+
+// ------------------------------------------------------------------ writing
+
+void write_summary(std::ostream& md, const std::vector<Instance>& instances, const std::vector<InstanceRun>& runs) {
+  std::vector<std::string> presets;
+  for (const Tool& t : all_tools())
+    if (t.is_preset()) presets.push_back(t.name);
+  const std::vector<std::string> judged = {kDefaultTool, kStrongTool};
+
+  // Machines in suite order.
+  std::vector<std::string> machines;
+  for (const Instance& in : instances)
+    if (std::find(machines.begin(), machines.end(), in.machine_title) == machines.end())
+      machines.push_back(in.machine_title);
+  int recorded = 0;
+  for (const Instance& in : instances) recorded += in.recorded();
+
+  std::vector<Verdict> def_v(instances.size()), strong_v(instances.size());
+  std::vector<Spread> spreads(instances.size());
   for (size_t i = 0; i < instances.size(); ++i) {
-    const Verdict v = judge(results[i]);
-    auto say = [](bool best, const std::string& who, double margin) {
-      return best ? std::string("best or tied")
-                  : "**not best**: " + who + " is " + fmt("%.1f", margin * 100) + "% lower than the default";
+    def_v[i] = judge(runs[i].results, kDefaultTool);
+    strong_v[i] = judge(runs[i].results, kStrongTool);
+    spreads[i] = spread(runs[i].seeds);
+  }
+  auto count = [&](const std::vector<Verdict>& vs, Outcome o, const std::string& machine = "") {
+    int n = 0;
+    for (size_t i = 0; i < vs.size(); ++i)
+      if (vs[i].outcome == o && (machine.empty() || instances[i].machine_title == machine)) ++n;
+    return n;
+  };
+
+  md << "### Summary\n\n"
+     << instances.size() << " instances: " << instances.size() - recorded << " synthetic, " << recorded
+     << " recorded profiles.\n\n";
+  for (const auto& [name, vs] : {std::pair{std::string(kDefaultTool), &def_v}, std::pair{std::string(kStrongTool), &strong_v}}) {
+    md << "- `" << name << "`: best or tied on both metrics on " << count(*vs, Outcome::best) << "; trade-off, not dominated on "
+       << count(*vs, Outcome::tradeoff) << "; **fails** on " << count(*vs, Outcome::fails);
+    if (const int n = count(*vs, Outcome::no_result)) md << "; no result on " << n;
+    if (const int n = count(*vs, Outcome::no_peer)) md << "; no peer result on " << n;
+    md << ".\n";
+  }
+  int hop_over = 0, link_over = 0, with_spread = 0;
+  double worst_hop = -1, worst_link = -1;
+  for (const Spread& s : spreads) {
+    if (s.hop_bytes < 0) continue;
+    ++with_spread;
+    hop_over += s.hop_bytes > kSpreadHop;
+    link_over += s.max_link > kSpreadLink;
+    worst_hop = std::max(worst_hop, s.hop_bytes);
+    worst_link = std::max(worst_link, s.max_link);
+  }
+  size_t seed_count = 0;
+  for (const InstanceRun& r : runs) seed_count = std::max(seed_count, r.seeds.size());
+  md << "- Seed spread of `" << kDefaultTool << "` over " << seed_count << " seeds, (max - min) / min per instance: hop-bytes worst " << percent(worst_hop) << ", above "
+     << kSpreadHop * 100 << "% on " << hop_over << " of " << with_spread << " instances; max link load worst "
+     << percent(worst_link) << ", above " << kSpreadLink * 100 << "% on " << link_over << " of " << with_spread
+     << ".\n\n";
+
+  // (c) and the per-machine view of (a) and the spread.
+  md << "**Per machine.** Verdicts: best or tied / trade-off, not dominated / fails. Gap = hop-bytes / lower "
+        "bound - 1, mean over the instances with a positive bound (\"best peer\": the lowest gap among the peers "
+        "on each instance). Seed spread of the default, worst instance.\n\n"
+     << "| machine | instances (recorded) | default | strong | mean gap: default | strong | best peer | "
+        "seed spread: hop-bytes (> 1%) | max link load (> 5%) |\n"
+     << "|---|---:|---|---|---:|---:|---:|---:|---:|\n";
+  for (const std::string& m : machines) {
+    int n = 0, rec = 0, bounded = 0, hop_o = 0, link_o = 0;
+    double gap_def = 0, gap_strong = 0, gap_peer = 0;
+    int n_def = 0, n_strong = 0, n_peer = 0;
+    double w_hop = -1, w_link = -1;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      if (instances[i].machine_title != m) continue;
+      ++n;
+      rec += instances[i].recorded();
+      const auto& rs = runs[i].results;
+      const Result* d = find_result(rs, kDefaultTool);
+      const Result* s = find_result(rs, kStrongTool);
+      bool any_bound = false;
+      if (usable(d) && has_bound(d->metrics)) gap_def += d->metrics.gap_hop_bytes, ++n_def, any_bound = true;
+      if (usable(s) && has_bound(s->metrics)) gap_strong += s->metrics.gap_hop_bytes, ++n_strong, any_bound = true;
+      double best = INFINITY;
+      for (const Result& r : rs) {
+        const Tool* t = find_tool_info(r.tool);
+        if (r.state == State::ok && t && !t->is_preset() && has_bound(r.metrics)) best = std::min(best, r.metrics.gap_hop_bytes);
+      }
+      if (std::isfinite(best)) gap_peer += best, ++n_peer, any_bound = true;
+      bounded += any_bound;
+      const Spread& sp = spreads[i];
+      if (sp.hop_bytes >= 0) {
+        w_hop = std::max(w_hop, sp.hop_bytes), w_link = std::max(w_link, sp.max_link);
+        hop_o += sp.hop_bytes > kSpreadHop, link_o += sp.max_link > kSpreadLink;
+      }
+    }
+    auto verdicts = [&](const std::vector<Verdict>& vs) {
+      return std::to_string(count(vs, Outcome::best, m)) + " / " + std::to_string(count(vs, Outcome::tradeoff, m)) +
+             " / " + std::to_string(count(vs, Outcome::fails, m));
     };
-    md << "| " << instances[i].group.substr(0, instances[i].group.find(" (")) << " | " << instances[i].name()
-       << " | " << say(v.weighted_best, v.weighted_winner, v.weighted_margin) << " | "
-       << say(v.link_best, v.link_winner, v.link_margin) << " |\n";
+    auto mean = [](double sum, int k) { return k ? percent(sum / k, "%.1f%%") : std::string("n/a"); };
+    md << "| " << m << " | " << n << " (" << rec << ") | " << verdicts(def_v) << " | " << verdicts(strong_v) << " | "
+       << mean(gap_def, n_def) << " | " << mean(gap_strong, n_strong) << " | " << mean(gap_peer, n_peer) << " | "
+       << percent(w_hop) << " (" << hop_o << ") | " << percent(w_link) << " (" << link_o << ") |\n";
   }
   md << "\n";
 
+  // (b) ratios against the references.
+  md << "**Ratios** of each rankmap preset to a reference, over the instances where both produced a mapping: "
+        "counts lower / tied / higher (tied: within "
+     << kTie * 100 << "%), the worst (largest) ratio with its instance, and the geometric mean. Below 1 means "
+        "the preset is better.\n\n"
+     << "| preset | vs | instances | hop-bytes: lower / tied / higher | worst | mean | "
+        "max link load: lower / tied / higher | worst | mean |\n"
+     << "|---|---|---:|---|---|---:|---|---|---:|\n";
+  for (const std::string& p : presets)
+    for (const Reference& ref : references()) {
+      RatioStats hop, link;
+      for (size_t i = 0; i < instances.size(); ++i) {
+        const Result* r = find_result(runs[i].results, p);
+        if (!usable(r)) continue;
+        const auto h = reference_value(runs[i].results, ref, metric_hop);
+        const auto l = reference_value(runs[i].results, ref, metric_link);
+        if (!h || !l) continue;
+        const std::string where = instances[i].machine_title + ": " + instances[i].name();
+        hop.add(metric_hop(*r), *h, where);
+        link.add(metric_link(*r), *l, where);
+      }
+      md << "| " << p << " | " << ref.label << " | " << hop.instances << " | " << hop.counts() << " | "
+         << hop.worst_text() << " | " << hop.mean_text() << " | " << link.counts() << " | " << link.worst_text()
+         << " | " << link.mean_text() << " |\n";
+    }
+  md << "\n";
+
+  // (a) per instance.
+  md << "### Is the default best?\n\n"
+     << "Per instance: `" << kDefaultTool << "` / best peer on bytes-only hop-bytes and on max link load (peers: "
+        "every tool that is not a rankmap preset, block and paper included; the best peer is named where the "
+        "default is more than "
+     << kTie * 100 << "% above it), the verdicts of the default and of `" << kStrongTool
+     << "` (best or tied on both; else *trade-off* when no mapping is within " << kTie * 100
+     << "% of the best on both and no peer dominates it on hop-bytes, max link load and predicted time; else "
+        "**fails**), and the default's seed spread.\n\n"
+     << "| machine | instance | hop-bytes / best peer | max link load / best peer | default | strong | "
+        "seed spread: hop-bytes | max link load |\n"
+     << "|---|---|---|---|---|---|---:|---:|\n";
+  for (size_t i = 0; i < instances.size(); ++i) {
+    const Verdict& v = def_v[i];
+    const bool have = v.outcome != Outcome::no_result && v.outcome != Outcome::no_peer;
+    auto mark = [](double s, double limit) { return s > limit ? "**" + percent(s) + "**" : percent(s); };
+    md << "| " << short_machine(instances[i]) << " | " << instances[i].name() << " | "
+       << (have ? ratio_to_best(v.hop_ratio, v.hop_best) : "") << " | "
+       << (have ? ratio_to_best(v.link_ratio, v.link_best) : "") << " | " << verdict_text(v) << " | "
+       << verdict_text(strong_v[i]) << " | " << mark(spreads[i].hop_bytes, kSpreadHop) << " | "
+       << mark(spreads[i].max_link, kSpreadLink) << " |\n";
+  }
+  md << "\n";
+}
+
+void write_instance_tables(std::ostream& md, const std::vector<Instance>& instances,
+                           const std::vector<InstanceRun>& runs) {
   std::string group;
   for (size_t i = 0; i < instances.size(); ++i) {
     const Instance& in = instances[i];
     if (in.group != group) {
       group = in.group;
       md << "### " << group << "\n\n"
-         << "| instance | tool | hop-bytes (GB·hop) | bw-weighted (GB·hop/link) | vs default | max link load (ms) "
-            "| vs default | gap to bound | time (s) | note |\n"
-         << "|---|---|---:|---:|---:|---:|---:|---:|---:|---|\n";
+         << "| instance | tool | hop-bytes (GB·hop) | vs default | bw-weighted (GB·hop/link) | max link load (ms) "
+            "| vs default | comm time (ms) | vs default | gap to bound | time (s) | note |\n"
+         << "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n";
     }
-    const Result* def = find_tool(results[i], def_name);
+    const Result* def = find_result(runs[i].results, kDefaultTool);
+    const bool have_def = usable(def);
     bool first = true;
-    for (const Result& r : results[i]) {
+    for (const Result& r : runs[i].results) {
       md << "| " << (first ? in.name() : "") << " | " << r.tool << " | ";
       first = false;
       if (r.state != State::ok) {
-        md << "| | | | | | | " << r.message << " |\n";
+        md << "| | | | | | | | | " << r.message << " |\n";
         continue;
       }
       const Metrics& m = r.metrics;
-      const bool have_def = def && def->state == State::ok;
       std::string note;
       if (r.repaired > 0) note = "**repaired**: " + std::to_string(r.repaired) + " ranks moved to respect ppn";
       if (!r.capacity_ok) note += std::string(note.empty() ? "" : "; ") + "**capacity violated**";
       if (!r.finite) note += std::string(note.empty() ? "" : "; ") + "**non-finite score**";
-      md << fmt("%.4g", m.hop_bytes / 1e9) << " | " << fmt("%.4g", m.weighted_cost / 1e9) << " | "
-         << (have_def ? ratio(m.weighted_cost, def->metrics.weighted_cost) : "") << " | "
-         << fmt("%.4g", m.max_link_relative * 1e3) << " | "
-         << (have_def ? ratio(m.max_link_relative, def->metrics.max_link_relative) : "") << " | "
-         << gap_text(m) << " | " << fmt(r.seconds < 0.01 ? "%.4f" : "%.2f", r.seconds)
-         << " | " << note << " |\n";
+      auto vs = [&](double Metrics::*f) { return have_def ? ratio(m.*f, def->metrics.*f) : std::string(); };
+      md << fmt("%.4g", m.hop_bytes / 1e9) << " | " << vs(&Metrics::hop_bytes) << " | "
+         << fmt("%.4g", m.weighted_cost / 1e9) << " | " << fmt("%.4g", m.max_link_relative * 1e3) << " | "
+         << vs(&Metrics::max_link_relative) << " | " << fmt("%.4g", m.comm_time_max * 1e3) << " | "
+         << vs(&Metrics::comm_time_max) << " | " << gap_text(m) << " | "
+         << fmt(r.seconds < 0.01 ? "%.4f" : "%.2f", r.seconds) << " | " << note << " |\n";
     }
     if (i + 1 == instances.size() || instances[i + 1].group != group) md << "\n";
   }
+}
+
+void write_tables(std::ostream& md, const std::vector<Instance>& instances, const std::vector<InstanceRun>& runs) {
+  write_summary(md, instances, runs);
+  write_instance_tables(md, instances, runs);
 }
 
 }  // namespace
@@ -722,36 +1154,36 @@ int main(int argc, char** argv) {
   app.add_option("--work", opt.work, "scratch directory for graph files (default: a fresh temporary directory)");
   app.add_option("--markdown", opt.markdown, "write the tables (markdown) to this file");
   app.add_option("--seed", opt.seed, "seed of the synthetic patterns and of every tool");
+  app.add_option("--spread-seeds", opt.spread_seeds,
+                 "run the default preset at this many seeds (--seed, --seed + 1, ...) per instance for its seed "
+                 "spread; 1 turns the spread off")
+      ->check(CLI::PositiveNumber);
   app.add_flag("--check", opt.check,
                "exit 1 unless every produced mapping respects the capacity and has finite scores");
   app.add_flag("--keep", opt.keep, "keep the scratch directory");
+  app.add_flag("--list", opt.list, "list the instances (after --filter) and exit");
   app.add_option("--timeout", opt.timeout, "seconds a peer may run on one instance (then reported as timed out)")
       ->check(CLI::PositiveNumber);
   app.add_option("--recorded", opt.recorded,
                  "add a recorded profile NAME=PATH (commprof 1) on desmos with 4 ranks per node; repeatable");
+  std::string group_dirs;
+  for (const MachineGroup& g : machine_groups()) group_dirs += (group_dirs.empty() ? "" : ", ") + std::string(g.dir);
   app.add_option("--recorded-dir", opt.recorded_dir,
-                 "add every DIR/GROUP/NAME.prof as a recorded profile, GROUP one of desmos-4, desmos-6, 8x8-4, 8x4x4x4-2");
+                 "add every DIR/GROUP/NAME.prof as a recorded profile, GROUP one of " + group_dirs);
   CLI11_PARSE(app, argc, argv);
+  for (const std::string& t : opt.tools)
+    if (!find_tool_info(t)) {
+      std::cerr << "rankmap_bench_peers: unknown --tool '" << t << "'\n";
+      return 2;
+    }
 
   std::vector<Instance> instances = opt.suite == "smoke" ? smoke_suite() : full_suite();
-  // Profiles recorded from the example programs: --recorded NAME=PATH runs on
-  // desmos at 4 ranks per node; --recorded-dir holds one subdirectory per
-  // machine of the suite (bench/profiles/record.sh), named as below.
-  struct RecordedGroup {
-    const char* dir;
-    const char* title;
-    const char* machine;
-    int ppn;
-  };
-  const RecordedGroup recorded_groups[] = {
-      {"desmos-4", "desmos, 4 ranks per node", "desmos", 4},
-      {"desmos-6", "desmos, 6 ranks per node", "desmos", 6},
-      {"8x8-4", "8x8 torus, 4 ranks per node", "torus=8x8 node=package:2,core:4", 4},
-      {"8x4x4x4-2", "8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 2},
-  };
+  // Recorded profiles: --recorded NAME=PATH runs on desmos at 4 ranks per
+  // node; --recorded-dir holds one subdirectory per machine of the suite
+  // (bench/profiles/), named by MachineGroup::dir.
   struct Recorded {
     std::string name, path;
-    const RecordedGroup* group;
+    const MachineGroup* group;
   };
   std::vector<Recorded> recorded;
   for (const std::string& r : opt.recorded) {
@@ -760,10 +1192,10 @@ int main(int argc, char** argv) {
       std::cerr << "rankmap_bench_peers: --recorded wants NAME=PATH, got '" << r << "'\n";
       return 2;
     }
-    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &recorded_groups[0]});
+    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &machine_groups()[1]});
   }
   if (!opt.recorded_dir.empty())
-    for (const RecordedGroup& g : recorded_groups) {
+    for (const MachineGroup& g : machine_groups()) {
       const fs::path dir = fs::path(opt.recorded_dir) / g.dir;
       if (!fs::is_directory(dir)) continue;
       std::vector<fs::path> files;
@@ -778,13 +1210,24 @@ int main(int argc, char** argv) {
       std::cerr << "rankmap_bench_peers: " << profile.error().message << "\n";
       return 2;
     }
+    // A profile larger than its machine cannot be placed by any tool. One
+    // smaller leaves slots free (the comparison otherwise runs every machine
+    // full): it runs, named as such.
+    const int slots = rec.group->nodes * rec.group->ppn;
+    if (profile->ranks > slots) {
+      std::cerr << "rankmap_bench_peers: " << rec.path << ": " << profile->ranks << " ranks, but " << rec.group->dir
+                << " has " << slots << " slots (" << rec.group->nodes << " nodes x " << rec.group->ppn << ")\n";
+      return 2;
+    }
     Instance in;
-    in.group = std::string(rec.group->title) + ", profiles recorded from examples/ (`" + rec.group->machine + "`)";
+    in.group = std::string(rec.group->title) + ", recorded profiles (`" + rec.group->machine + "`)";
+    in.machine_title = rec.group->title;
     in.machine = rec.group->machine;
     in.ppn = rec.group->ppn;
     in.spec.ranks = profile->ranks;
     in.recorded_name = rec.name;
     in.recorded_path = rec.path;
+    in.slots = slots;
     instances.push_back(in);
   }
   if (!opt.filter.empty())
@@ -794,6 +1237,15 @@ int main(int argc, char** argv) {
                                             in.name().find(opt.filter) == std::string::npos;
                                    }),
                     instances.end());
+  if (opt.list) {
+    int rec = 0;
+    for (const Instance& in : instances) {
+      std::cout << in.machine_title << "\t" << in.name() << "\n";
+      rec += in.recorded();
+    }
+    std::cout << instances.size() << " instances, " << rec << " recorded\n";
+    return 0;
+  }
   fs::path dir = opt.work;
   bool made_dir = false;
   try {
@@ -804,15 +1256,16 @@ int main(int argc, char** argv) {
       made_dir = true;
     }
     fs::create_directories(dir);
-    std::vector<std::vector<Result>> results;
+    std::vector<InstanceRun> runs;
     const double start = now();
     for (const Instance& in : instances) {
-      std::cerr << in.group << ": " << in.name() << "\n";
-      results.push_back(run_instance(in, opt, dir, std::cerr));
+      std::cerr << "[" << runs.size() + 1 << "/" << instances.size() << ", " << static_cast<long>(now() - start)
+                << " s] " << in.group << ": " << in.name() << "\n";
+      runs.push_back(run_instance(in, opt, dir, std::cerr));
     }
     std::cerr << "total " << now() - start << " s\n";
     std::ostringstream md;
-    write_tables(md, instances, results);
+    write_tables(md, instances, runs);
     if (opt.markdown.empty()) {
       std::cout << md.str();
     } else {
@@ -824,7 +1277,7 @@ int main(int argc, char** argv) {
     if (opt.check) {
       int bad = 0, produced = 0;
       for (size_t i = 0; i < instances.size(); ++i)
-        for (const Result& r : results[i]) {
+        for (const Result& r : runs[i].results) {
           if (r.state == State::failed) {
             std::cerr << "check: " << instances[i].name() << ": " << r.tool << ": " << r.message << "\n";
             ++bad;
