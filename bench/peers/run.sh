@@ -4,9 +4,14 @@
 # driver, runs every instance and rewrites only this benchmark's section of
 # docs/benchmarks.md (between <!-- peers:begin --> and <!-- peers:end -->).
 #
-#   bench/peers/run.sh [extra rankmap_bench_peers options, e.g. --filter desmos]
+#   bench/peers/run.sh              (the whole benchmark: every instance, every
+#                                    tool, 5 seeds of the default; ~30 min on 2 cores)
 #   bench/peers/run.sh --doc-only   (re-assemble the section from the last run,
 #                                    e.g. after editing bench/peers/notes.md)
+#   bench/peers/run.sh [rankmap_bench_peers options, e.g. --filter "desmos, 2"]
+#
+# A partial run (--filter, --tool, --suite, --spread-seeds, --list) never
+# touches docs/benchmarks.md: its tables go to BUILD/bench/peers/peers-tables-partial.md.
 #
 # Environment: RANKMAP_BENCH_VENV (default /opt/rankmap-bench-venv),
 # RANKMAP_BENCH_BUILD (default <repo>/build-peers), JOBS (default 2).
@@ -29,9 +34,22 @@ if [ "${1:-}" != "--doc-only" ]; then
   fi
   cmake --build "$build" -j"${JOBS:-2}" --target rankmap_bench_peers
 
+  partial=""
+  for arg in "$@"; do
+    case "$arg" in
+      --filter* | --tool* | --suite* | --spread-seeds* | --list) partial=yes ;;
+    esac
+  done
+  # Recorded profiles (bench/profiles/GROUP/*.prof, see its README) join the suite.
+  if [ -n "$partial" ]; then
+    rm -f "$out/peers-tables-partial.md"
+    "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$out/peers-tables-partial.md" \
+      --recorded-dir "$repo/bench/profiles" "$@"
+    [ -f "$out/peers-tables-partial.md" ] && echo "run.sh: partial run, tables in $out/peers-tables-partial.md; $doc untouched"
+    exit 0
+  fi
   command_line="bench/peers/run.sh${*:+ $*}"
   start=$(date +%s)
-  # Profiles recorded from examples/ (bench/profiles/, written by bench/simulated/run.sh) join the suite.
   "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$tables.new" --recorded-dir "$repo/bench/profiles" "$@"
   elapsed=$(( $(date +%s) - start ))
   mv "$tables.new" "$tables"
