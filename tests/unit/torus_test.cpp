@@ -201,3 +201,21 @@ TEST_CASE("coordinates round-trip and neighbours respect mesh borders") {
   CHECK(ring.node_at({1, 0}) == 1);
   CHECK(ring.node_at({0, 1}) == 5);
 }
+
+TEST_CASE("torus: the weighted distance table equals the sum over dimensions, below and above its size limit") {
+  // 16x8x8 = 1,024 nodes is tabulated, 16x8x8x2 is computed: both must give
+  // sum_d hops_d / links_d exactly (the mapper's costs must not depend on it).
+  for (int k : {1, 2}) {
+    std::vector<int> sizes = {16, 8, 8};
+    if (k == 2) sizes.push_back(2);
+    auto t = Torus::create(sizes, std::vector<bool>(sizes.size(), true), std::vector<int>(sizes.size(), 2), 1e9);
+    REQUIRE(t.ok());
+    INFO(t->nodes() << " nodes");
+    for (int a = 0; a < t->nodes(); a += 37)
+      for (int b = 0; b < t->nodes(); b += 11) {
+        double w = 0;
+        for (int d = 0; d < t->dims(); ++d) w += std::abs(t->dim_moves(a, b, d)) / 2.0;
+        REQUIRE(t->weighted_distance(a, b) == w);
+      }
+  }
+}

@@ -68,6 +68,12 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
       }
     }
   }
+  if (t.nodes_ <= kDistanceTableNodes) {
+    t.weighted_table_.resize(static_cast<size_t>(t.nodes_) * static_cast<size_t>(t.nodes_));
+    for (int a = 0; a < t.nodes_; ++a)
+      for (int b = 0; b < t.nodes_; ++b)
+        t.weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(t.nodes_) + b] = t.weighted_distance_computed(a, b);
+  }
   return t;
 }
 
@@ -104,7 +110,7 @@ int Torus::hops(int a, int b) const {
   return h;
 }
 
-double Torus::weighted_distance(int a, int b) const {
+double Torus::weighted_distance_computed(int a, int b) const {
   double w = 0;
   for (int d = 0; d < dims(); ++d) w += static_cast<double>(dim_distance(d, coord(a, d), coord(b, d))) / links_[d];
   return w;

@@ -72,7 +72,12 @@ class Torus {
   int dim_moves(int a, int b, int d) const;
   int hops(int a, int b) const;
   // Sum over the route of 1 / links[d]: a single link costs more than a doubled one.
-  double weighted_distance(int a, int b) const;
+  // From a table up to kDistanceTableNodes nodes (the mappers' inner loop).
+  double weighted_distance(int a, int b) const {
+    if (!weighted_table_.empty()) return weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(nodes_) + b];
+    return weighted_distance_computed(a, b);
+  }
+  static constexpr int kDistanceTableNodes = 1024;  // 8 MB of doubles at most
 
   // The route from a to b as directed link traversals, appended to out
   // (cleared first). Empty when a == b.
@@ -106,6 +111,7 @@ class Torus {
  private:
   Torus() = default;
   int dim_distance(int d, int ca, int cb) const { return dim_hops_[d][ca * sizes_[d] + cb]; }
+  double weighted_distance_computed(int a, int b) const;
 
   std::vector<int> sizes_;
   std::vector<bool> wrap_;
@@ -116,6 +122,7 @@ class Torus {
   std::vector<int> coords_;                  // nodes x dims
   std::vector<std::vector<int>> dim_moves_;  // per dim, signed moves ca -> cb
   std::vector<std::vector<int>> dim_hops_;   // per dim, |moves|
+  std::vector<double> weighted_table_;       // nodes x nodes, empty above kDistanceTableNodes
 };
 
 // The seed's latency model of one MPI message.
