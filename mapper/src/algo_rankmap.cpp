@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 #include "detail.hpp"
 
@@ -62,6 +63,7 @@ std::string describe(const Candidate& c) {
 // `ils_starts` searched candidates.
 struct PresetPlan {
   int seeds;
+  int full_search_starts;  // starts searched to the end (the others: one pass)
   std::int64_t ils_work_per_arc;
   std::int64_t ils_work;
   int ils_starts;
@@ -69,11 +71,11 @@ struct PresetPlan {
 
 PresetPlan plan_for(Preset preset) {
   switch (preset) {
-    case Preset::fast: return {1, 0, 0, 0};
-    case Preset::standard: return {3, 40'000, 40'000'000, 4};
-    case Preset::strong: return {8, 400'000, 400'000'000, 8};
+    case Preset::fast: return {1, 1000, 0, 0, 0};
+    case Preset::standard: return {3, 8, 40'000, 15'000'000, 4};
+    case Preset::strong: return {8, 1000, 400'000, 400'000'000, 8};
   }
-  return {3, 40'000, 40'000'000, 4};
+  return {3, 8, 40'000, 15'000'000, 4};
 }
 
 // Seed of the i-th run of a randomised start: i = 0 is the user's seed itself
@@ -191,6 +193,20 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     }
   }
   const size_t starts = cands.size();
+  // The link relief (docs/mapper.md, step 5): whole node contents between
+  // torus neighbours, then single ranks, together spending at most
+  // kRelieveCostShare of the cost and never above cost_cap.
+  const int relieve_swaps = large ? kRelieveMaxSwapsLarge : kRelieveMaxSwaps;
+  auto relieve = [&](const Candidate& from, double cost_cap) {
+    Candidate c{from.name + "+links", from.node_of, {}};
+    const double budget = std::max(0.0, std::min(kRelieveCostShare * from.score.weighted_cost,
+                                                 cost_cap - from.score.weighted_cost));
+    detail::relieve_links(*p.traffic, torus, p.nodes, c.node_of, relieve_swaps, budget);
+    const double spent = detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
+    detail::relieve_rank_links(*p.traffic, torus, p.nodes, p.ppn, c.node_of, relieve_swaps, std::max(0.0, budget - spent));
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return c;
+  };
   for (Candidate& c : cands) c.score = detail::network_score(*p.traffic, torus, c.node_of);
   // The local search costs one to several seconds per start at 32k ranks: on
   // large jobs only the best start gets it.
@@ -199,12 +215,26 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return cands[a].score.weighted_cost < cands[b].score.weighted_cost; });
   if (large) order.resize(1);
+  // Successive halving: every start gets one pass of each level, the best
+  // kFullSearchStarts of those (by cost, distinct) the full search.
+  const size_t first_searched = cands.size();
   for (size_t i : order) {
     say("local search from " + cands[i].name);
     Candidate c{cands[i].name + "+search", cands[i].node_of, {}};
-    detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+    detail::refine(g, torus, p.nodes, p.ppn, c.node_of, large ? 4 : 1);
     c.score = detail::network_score(*p.traffic, torus, c.node_of);
     cands.push_back(std::move(c));
+  }
+  if (!large) {
+    std::vector<size_t> quick;
+    for (size_t i = first_searched; i < cands.size(); ++i) quick.push_back(i);
+    std::stable_sort(quick.begin(), quick.end(),
+                     [&](size_t a, size_t b) { return cands[a].score.weighted_cost < cands[b].score.weighted_cost; });
+    if (quick.size() > static_cast<size_t>(plan.full_search_starts)) quick.resize(static_cast<size_t>(plan.full_search_starts));
+    for (size_t i : quick) {
+      detail::refine(g, torus, p.nodes, p.ppn, cands[i].node_of, 4);
+      cands[i].score = detail::network_score(*p.traffic, torus, cands[i].node_of);
+    }
   }
   const std::int64_t ils_work =
       std::min(plan.ils_work, plan.ils_work_per_arc * static_cast<std::int64_t>(g.adjncy.size() + 1));
@@ -237,10 +267,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // than a reference does and then lose the choice for that alone. The
       // same link relief as after the choice, on this candidate, gives it a
       // variant that trades up to kRelieveCostShare of cost for load.
-      Candidate relieved{c.name + "+links", c.node_of, {}};
-      detail::relieve_links(*p.traffic, torus, p.nodes, relieved.node_of, kRelieveMaxSwaps,
-                            kRelieveCostShare * c.score.weighted_cost);
-      relieved.score = detail::network_score(*p.traffic, torus, relieved.node_of);
+      Candidate relieved = relieve(c, std::numeric_limits<double>::infinity());
       cands.push_back(std::move(c));
       cands.push_back(std::move(relieved));
     }
@@ -310,15 +337,13 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // lower by at least kRelieveMinLoadGain, and never beyond the guarantee's
     // cost cap: a documented weighting of the two objectives.
     say("relieving the busiest links");
-    const double budget = std::min(kRelieveCostShare * chosen.score.weighted_cost,
-                                   relieve_cost_cap - chosen.score.weighted_cost);
-    Candidate c{chosen.name + "+links", chosen.node_of, {}};
-    detail::relieve_links(*p.traffic, torus, p.nodes, c.node_of,
-                          p.ranks() <= kSearchAllStartsUpTo ? kRelieveMaxSwaps : kRelieveMaxSwapsLarge,
-                          std::max(0.0, budget));
-    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    Candidate c = relieve(chosen, relieve_cost_cap);
+    // At the documented rate (>= 5% of load for <= 1% of cost), or any load
+    // gain that costs nothing.
+    const bool free_gain = c.score.weighted_cost <= chosen.score.weighted_cost &&
+                           c.score.max_link_relative < chosen.score.max_link_relative * (1 - 1e-9);
     if (within(c.score.weighted_cost, relieve_cost_cap) &&
-        c.score.max_link_relative <= chosen.score.max_link_relative * (1 - kRelieveMinLoadGain))
+        (free_gain || c.score.max_link_relative <= chosen.score.max_link_relative * (1 - kRelieveMinLoadGain)))
       chosen = std::move(c);
   }
   best = &chosen;

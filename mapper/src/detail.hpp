@@ -95,6 +95,14 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
 void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
                    int max_swaps, double cost_budget);
 
+// The same aim with single ranks: a rank with a flow across a busiest link
+// moved to a node with room or swapped with a rank there (its node's torus
+// neighbours and its partners' nodes), best lexicographic (max load, links
+// at the max) per step, cost rise within `cost_budget` in total. At most
+// `max_swaps` steps; sees partition changes that whole-node swaps cannot.
+void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                        std::vector<int>& node_of, int max_swaps, double cost_budget);
+
 // The network objective of a node assignment under the real routing.
 struct NetworkScore {
   double weighted_cost = 0;      // bytes x weighted_distance

@@ -1,0 +1,391 @@
+// Link relief: after the cost search, swaps that lower the max link load
+// under the real routing for a bounded rise in cost (docs/mapper.md, the
+// default's step 5). Two granularities: whole node contents between torus
+// neighbours (relieve_links), and single ranks (relieve_rank_links).
+#include <algorithm>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+namespace {
+
+constexpr int kMaxHotRanks = 16;  // ranks on the busiest links tried per rank-level swap
+constexpr size_t kTopLinks = 64;  // busiest links remembered per step (TrialLoads::rank_links)
+
+struct LoadState {
+  double max = 0;
+  int at_max = 0;  // links within a rounding error of the max
+  bool better_than(const LoadState& o) const {
+    if (max < o.max * (1 - 1e-9)) return true;
+    return max <= o.max * (1 + 1e-9) && at_max < o.at_max;
+  }
+};
+
+LoadState load_state(const Torus& torus, const std::vector<double>& loads) {
+  LoadState s;
+  for (size_t l = 0; l < loads.size(); ++l) {
+    if (loads[l] <= 0) continue;
+    const double rel = loads[l] / torus.link_capacity(static_cast<int>(l));
+    if (rel > s.max * (1 + 1e-9)) {
+      s.max = rel;
+      s.at_max = 1;
+    } else if (rel >= s.max * (1 - 1e-9)) {
+      ++s.at_max;
+    }
+  }
+  return s;
+}
+
+// Loads under trial changes: flows are rerouted onto a scratch state, the
+// changed links remembered, the new LoadState derived from them alone
+// (unless every busiest link got lighter), then undone exactly.
+class TrialLoads {
+ public:
+  TrialLoads(const Torus& t, std::vector<double>& loads)
+      : t_(t), loads_(loads), mark_(loads.size(), -1), saved_(loads.size(), 0.0) {}
+
+  // The kTopLinks busiest links of the current loads, busiest first: lets
+  // state_after find the runner-up without a scan of every link.
+  void rank_links() {
+    top_.clear();
+    for (size_t l = 0; l < loads_.size(); ++l)
+      if (loads_[l] > 0) top_.push_back(static_cast<int>(l));
+    auto rel = [&](int l) { return loads_[l] / t_.link_capacity(l); };
+    const size_t k = std::min(top_.size(), kTopLinks);
+    std::partial_sort(top_.begin(), top_.begin() + static_cast<std::ptrdiff_t>(k), top_.end(),
+                      [&](int a, int b) { return rel(a) > rel(b); });
+    top_.resize(k);
+    top_complete_ = k == static_cast<size_t>(std::count_if(loads_.begin(), loads_.end(), [](double v) { return v > 0; }));
+  }
+  void begin() {
+    ++stamp_;
+    changed_.clear();
+  }
+  void add(int src, int dst, double bytes) {
+    if (src == dst) return;
+    t_.route(src, dst, path_);
+    for (const Hop& h : path_) {
+      if (mark_[h.link] != stamp_) {
+        mark_[h.link] = stamp_;
+        changed_.push_back(h.link);
+        saved_[h.link] = loads_[h.link];
+      }
+      loads_[h.link] += bytes;
+    }
+  }
+  LoadState state_after(const LoadState& state) const {
+    LoadState s = state;
+    double changed_max = 0;
+    int left_max = 0, joined_max = 0;
+    for (int l : changed_) {
+      const double cap = t_.link_capacity(l);
+      const double was = saved_[l] / cap, now = loads_[l] / cap;
+      changed_max = std::max(changed_max, now);
+      const bool was_at = was >= state.max * (1 - 1e-9), now_at = now >= state.max * (1 - 1e-9);
+      left_max += was_at && !now_at;
+      joined_max += !was_at && now_at && now <= state.max * (1 + 1e-9);
+    }
+    if (changed_max > state.max * (1 + 1e-9)) {
+      s.max = changed_max;
+      s.at_max = 0;
+      for (int l : changed_)
+        if (loads_[l] / t_.link_capacity(l) >= changed_max * (1 - 1e-9)) ++s.at_max;
+    } else if (state.at_max - left_max + joined_max > 0) {
+      s.at_max = state.at_max - left_max + joined_max;
+    } else if (!runner_up(changed_max, s)) {
+      s = load_state(t_, loads_);
+    }
+    return s;
+  }
+  void undo() {
+    for (int l : changed_) loads_[l] = saved_[l];
+  }
+
+ private:
+  // Every busiest link got lighter: the new max is the busiest unchanged
+  // link (from the ranked list, whose unchanged loads are still exact) or a
+  // changed one. False when the list cannot tell (all of it changed or tied).
+  bool runner_up(double changed_max, LoadState& s) const {
+    double unchanged_max = -1;
+    int unchanged_at = 0;
+    bool decided = top_complete_;
+    for (int l : top_) {
+      if (mark_[l] == stamp_) continue;
+      const double rel = loads_[l] / t_.link_capacity(l);
+      if (unchanged_max < 0) {
+        unchanged_max = rel;
+        unchanged_at = 1;
+      } else if (rel >= unchanged_max * (1 - 1e-9)) {
+        ++unchanged_at;
+      } else {
+        decided = true;
+        break;
+      }
+    }
+    if (!decided) return false;
+    s.max = std::max(changed_max, std::max(unchanged_max, 0.0));
+    s.at_max = unchanged_max >= s.max * (1 - 1e-9) ? unchanged_at : 0;
+    for (int l : changed_)
+      if (loads_[l] > 0 && loads_[l] / t_.link_capacity(l) >= s.max * (1 - 1e-9)) ++s.at_max;
+    return true;
+  }
+
+ private:
+  const Torus& t_;
+  std::vector<double>& loads_;
+  std::vector<int> mark_;
+  std::vector<double> saved_;
+  std::vector<int> changed_;
+  std::vector<int> top_;
+  bool top_complete_ = false;
+  std::vector<Hop> path_;
+  int stamp_ = 0;
+};
+
+}  // namespace
+
+void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                        std::vector<int>& node_of, int max_swaps, double cost_budget) {
+  const int nn = torus.nodes();
+  const int n = traffic.ranks;
+  std::vector<std::vector<int>> incident(static_cast<size_t>(n)), members(static_cast<size_t>(nn));
+  for (size_t i = 0; i < traffic.flows.size(); ++i) {
+    const Flow& f = traffic.flows[i];
+    if (f.bytes <= 0) continue;
+    incident[f.src].push_back(static_cast<int>(i));
+    incident[f.dst].push_back(static_cast<int>(i));
+  }
+  for (int r = 0; r < n; ++r) members[node_of[r]].push_back(r);
+  std::vector<char> allocated(static_cast<size_t>(nn), 0);
+  for (int a : nodes) allocated[a] = 1;
+  std::vector<double> loads = torus.link_loads(node_flows(traffic, node_of));
+  LoadState state = load_state(torus, loads);
+  double cost = 0;
+  for (const Flow& f : traffic.flows) cost += f.bytes * torus.weighted_distance(node_of[f.src], node_of[f.dst]);
+  double budget = 1e-12 * cost + cost_budget;
+  TrialLoads trial(torus, loads);
+  std::vector<Hop> path;
+  std::vector<int> stamp(traffic.flows.size(), -1), affected, hot_ranks, cand;
+  std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
+  std::vector<std::pair<double, int>> attached;
+  int stamp_id = 0;
+  // The flows of r and s, each once, with ends after r -> b and s -> a.
+  auto collect = [&](int r, int s) {
+    ++stamp_id;
+    affected.clear();
+    for (int v : {r, s})
+      if (v >= 0)
+        for (int i : incident[v])
+          if (stamp[i] != stamp_id) {
+            stamp[i] = stamp_id;
+            affected.push_back(i);
+          }
+  };
+  for (int swap = 0; swap < max_swaps && state.max > 0; ++swap) {
+    // Ranks with a flow across a busiest link, the heaviest such flow first.
+    std::vector<std::pair<double, int>> hot;
+    for (const Flow& f : traffic.flows) {
+      const int a = node_of[f.src], b = node_of[f.dst];
+      if (a == b || f.bytes <= 0) continue;
+      torus.route(a, b, path);
+      for (const Hop& h : path)
+        if (loads[h.link] / torus.link_capacity(h.link) >= state.max * (1 - 1e-9)) {
+          hot.push_back({f.bytes, f.src});
+          hot.push_back({f.bytes, f.dst});
+          break;
+        }
+    }
+    std::sort(hot.begin(), hot.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
+    hot_ranks.clear();
+    for (auto [bytes, r] : hot)
+      if (!is_hot_rank[r] && static_cast<int>(hot_ranks.size()) < kMaxHotRanks) {
+        is_hot_rank[r] = 1;
+        hot_ranks.push_back(r);
+      }
+    for (int r : hot_ranks) is_hot_rank[r] = 0;
+    trial.rank_links();
+    LoadState best = state;
+    int best_r = -1, best_b = -1, best_s = -1;
+    double best_delta = 0;
+    for (int r : hot_ranks) {
+      const int a = node_of[r];
+      // Places: a's torus neighbours and the nodes of r's partners.
+      cand.clear();
+      for (int d = 0; d < torus.dims(); ++d)
+        for (Direction dir : {Direction::plus, Direction::minus}) cand.push_back(torus.neighbor(a, d, dir));
+      // ... and the three nodes it exchanges most bytes with.
+      attached.clear();
+      for (int i : incident[r]) {
+        const Flow& f = traffic.flows[i];
+        attached.push_back({f.bytes, node_of[f.src == r ? f.dst : f.src]});
+      }
+      std::sort(attached.begin(), attached.end(), [](auto& x, auto& y) { return x.second < y.second; });
+      size_t merged = 0;
+      for (size_t i = 0; i < attached.size();) {
+        auto q = attached[i++];
+        while (i < attached.size() && attached[i].second == q.second) q.first += attached[i++].first;
+        attached[merged++] = q;
+      }
+      attached.resize(merged);
+      std::sort(attached.begin(), attached.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
+      for (size_t i = 0; i < attached.size() && i < 3; ++i) cand.push_back(attached[i].second);
+      std::sort(cand.begin(), cand.end());
+      cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+      for (int b : cand) {
+        if (b < 0 || b == a || !allocated[b]) continue;
+        const bool room = static_cast<int>(members[b].size()) < ppn;
+        const size_t options = members[b].size() + (room ? 1 : 0);
+        for (size_t k = 0; k < options; ++k) {
+          const int s = k < members[b].size() ? members[b][k] : -1;
+          auto place = [&](int v) { return v == r ? b : (v == s ? a : node_of[v]); };
+          collect(r, s);
+          trial.begin();
+          double cost_delta = 0;
+          for (int i : affected) {
+            const Flow& f = traffic.flows[i];
+            const int os = node_of[f.src], od = node_of[f.dst], ns = place(f.src), nd = place(f.dst);
+            trial.add(os, od, -f.bytes);
+            trial.add(ns, nd, f.bytes);
+            cost_delta += f.bytes * (torus.weighted_distance(ns, nd) - torus.weighted_distance(os, od));
+          }
+          const LoadState after = trial.state_after(state);
+          trial.undo();
+          if (cost_delta <= budget && after.better_than(best)) {
+            best = after;
+            best_delta = cost_delta;
+            best_r = r;
+            best_b = b;
+            best_s = s;
+          }
+        }
+      }
+    }
+    if (best_r < 0) break;
+    budget -= best_delta;
+    const int a = node_of[best_r];
+    auto place = [&](int v) { return v == best_r ? best_b : (v == best_s ? a : node_of[v]); };
+    collect(best_r, best_s);
+    trial.begin();
+    for (int i : affected) {
+      const Flow& f = traffic.flows[i];
+      trial.add(node_of[f.src], node_of[f.dst], -f.bytes);
+      trial.add(place(f.src), place(f.dst), f.bytes);
+    }
+    auto& ma = members[a];
+    ma.erase(std::find(ma.begin(), ma.end(), best_r));
+    members[best_b].push_back(best_r);
+    if (best_s >= 0) {
+      auto& mb = members[best_b];
+      mb.erase(std::find(mb.begin(), mb.end(), best_s));
+      ma.push_back(best_s);
+      node_of[best_s] = a;
+    }
+    node_of[best_r] = best_b;
+    state = load_state(torus, loads);
+  }
+}
+
+void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+                   int max_swaps, double cost_budget) {
+  const int nn = torus.nodes();
+  std::vector<NodeFlow> flows = node_flows(traffic, node_of);
+  // Every swap reroutes all flows to find those on the busiest links: on
+  // dense traffic (all-to-all, where every placement of a full torus loads
+  // the links alike anyway) that costs seconds for nothing.
+  if (flows.size() > 32 * nodes.size()) return;
+  std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
+  for (size_t i = 0; i < flows.size(); ++i) {
+    touching[flows[i].src].push_back(static_cast<int>(i));
+    touching[flows[i].dst].push_back(static_cast<int>(i));
+  }
+  for (size_t r = 0; r < node_of.size(); ++r) members[node_of[r]].push_back(static_cast<int>(r));
+  std::vector<char> allocated(static_cast<size_t>(nn), 0);
+  for (int a : nodes) allocated[a] = 1;
+  std::vector<double> loads = torus.link_loads(flows);
+  LoadState state = load_state(torus, loads);
+  double cost = 0;
+  for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
+  double budget = 1e-12 * cost + cost_budget;
+  TrialLoads trial(torus, loads);
+  std::vector<Hop> path;
+  std::vector<int> stamp(flows.size(), -1), affected;
+  int stamp_id = 0;
+  // The flows with an end on x or y, each once: the only ones a swap reroutes.
+  auto collect_affected = [&](int x, int y) {
+    ++stamp_id;
+    affected.clear();
+    for (int n : {x, y})
+      for (int i : touching[n])
+        if (stamp[i] != stamp_id) {
+          stamp[i] = stamp_id;
+          affected.push_back(i);
+        }
+  };
+  for (int swap = 0; swap < max_swaps; ++swap) {
+    // The busiest links and the nodes whose flows cross them.
+    std::vector<int> ends;
+    for (const NodeFlow& f : flows) {
+      torus.route(f.src, f.dst, path);
+      for (const Hop& h : path)
+        if (loads[h.link] / torus.link_capacity(h.link) >= state.max * (1 - 1e-9)) {
+          ends.push_back(f.src);
+          ends.push_back(f.dst);
+          break;
+        }
+    }
+    std::sort(ends.begin(), ends.end());
+    ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
+    trial.rank_links();
+    LoadState best = state;
+    int best_x = -1, best_y = -1;
+    double best_delta = 0;
+    for (int x : ends)
+      for (int d = 0; d < torus.dims(); ++d)
+        for (Direction dir : {Direction::plus, Direction::minus}) {
+          const int y = torus.neighbor(x, d, dir);
+          if (y < 0 || y == x || !allocated[y]) continue;
+          // Swap the contents of x and y on the scratch loads: the flows
+          // touching either change ends, the others keep their routes.
+          auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
+          collect_affected(x, y);
+          trial.begin();
+          double cost_delta = 0;
+          for (int i : affected) {
+            const NodeFlow& f = flows[i];
+            trial.add(f.src, f.dst, -f.bytes);
+            trial.add(moved(f.src), moved(f.dst), f.bytes);
+            cost_delta += f.bytes * (torus.weighted_distance(moved(f.src), moved(f.dst)) -
+                                     torus.weighted_distance(f.src, f.dst));
+          }
+          const LoadState s = trial.state_after(state);
+          trial.undo();
+          if (cost_delta <= budget && s.better_than(best)) {
+            best_delta = cost_delta;
+            best = s;
+            best_x = x;
+            best_y = y;
+          }
+        }
+    if (best_x < 0) break;
+    budget -= best_delta;
+    const int x = best_x, y = best_y;
+    auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
+    collect_affected(x, y);
+    trial.begin();
+    for (int i : affected) {
+      NodeFlow& f = flows[i];
+      trial.add(f.src, f.dst, -f.bytes);
+      f.src = moved(f.src);
+      f.dst = moved(f.dst);
+      trial.add(f.src, f.dst, f.bytes);
+    }
+    std::swap(touching[x], touching[y]);
+    std::swap(members[x], members[y]);
+    for (int r : members[x]) node_of[r] = x;
+    for (int r : members[y]) node_of[r] = y;
+    state = load_state(torus, loads);
+  }
+}
+
+}  // namespace rankmap::detail
