@@ -29,6 +29,8 @@ namespace rankmap {
 namespace {
 
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks
+constexpr int kManySeedsUpTo = 256;         // ranks: every preset but fast runs 8 seeds
+constexpr int kTiedRelief = 8;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
@@ -171,7 +173,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // application's numbering at node granularity.
     from_groups("matching-in-order" + suffix, mpart, p.nodes);
   }
-  const int seeds = huge ? 0 : (large ? 1 : plan.seeds);
+  // Small jobs can afford the strong preset's seeds within the default's
+  // budget (a seed costs ~10 ms at 256 ranks), and seeds are what the result
+  // depends on most there (which Scotch run lands on a low-load optimum).
+  const int seeds = huge ? 0 : (large ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
   for (int i = 0; i < seeds; ++i) {
     const std::uint64_t seed = derived_seed(p.seed, i);
     say("randomised starts, seed " + std::to_string(seed));
@@ -250,20 +255,27 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       std::min(plan.ils_work, plan.ils_work_per_arc * static_cast<std::int64_t>(g.adjncy.size() + 1));
   if (ils_work > 0 && !large) {
     // The iterated local search gets the budget, shared by the best searched
-    // candidates with distinct costs (different basins, not one basin twice).
+    // candidate of each start family (scotch-strict, bisection, matching-last,
+    // ...: different basins; the seeds of one family tend to share one),
+    // cheapest families first, distinct costs only.
     std::vector<size_t> searched;
     for (size_t i = starts; i < cands.size(); ++i) searched.push_back(i);
     std::stable_sort(searched.begin(), searched.end(), [&](size_t a, size_t b) {
       return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
     });
+    auto family = [&](size_t i) { return cands[i].name.substr(0, cands[i].name.find_first_of("#+")); };
     std::vector<size_t> picked;
+    std::vector<std::string> families;
     for (size_t i : searched) {
       if (static_cast<int>(picked.size()) == plan.ils_starts) break;
-      bool distinct = true;
+      bool distinct = std::find(families.begin(), families.end(), family(i)) == families.end();
       for (size_t j : picked)
         distinct = distinct && std::abs(cands[i].score.weighted_cost - cands[j].score.weighted_cost) >
                                    1e-9 * std::max(1.0, cands[j].score.weighted_cost);
-      if (distinct) picked.push_back(i);
+      if (distinct) {
+        picked.push_back(i);
+        families.push_back(family(i));
+      }
     }
     for (size_t n = 0; n < picked.size(); ++n) {
       const Candidate& from = cands[picked[n]];
@@ -283,6 +295,33 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     }
   }
 
+  {
+    // Placements of (nearly) equal cost can differ a lot in max link load
+    // (regular graphs have many optima), and the relief is greedy: relieve
+    // each of the kTiedRelief lowest-load candidates within kTieShare of the
+    // lowest cost, so the choice sees the best of several.
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Candidate& c : cands) lowest = std::min(lowest, c.score.weighted_cost);
+    std::vector<size_t> tied;
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (cands[i].score.weighted_cost <= lowest * (1 + kTieShare)) tied.push_back(i);
+    std::stable_sort(tied.begin(), tied.end(), [&](size_t a, size_t b) {
+      return cands[a].score.max_link_relative < cands[b].score.max_link_relative;
+    });
+    std::vector<Candidate> relieved;
+    std::vector<double> seen;  // loads already relieved: skip identical-looking twins
+    for (size_t i : tied) {
+      if (static_cast<int>(relieved.size()) == kTiedRelief) break;
+      const double load = cands[i].score.max_link_relative;
+      if (std::any_of(seen.begin(), seen.end(), [&](double l) { return l == load; }) &&
+          cands[i].name.find("+links") != std::string::npos)
+        continue;
+      seen.push_back(load);
+      if (cands[i].name.find("+links") != std::string::npos) continue;
+      relieved.push_back(relieve(cands[i], std::numeric_limits<double>::infinity()));
+    }
+    for (Candidate& c : relieved) cands.push_back(std::move(c));
+  }
   for (const Candidate& c : cands) say("candidate " + describe(c));
   // The guarantee: no worse than the unrefined paper and scotch, each metric
   // against the better of the two. The preference on top: no worse than block

@@ -15,18 +15,37 @@ constexpr size_t kTopLinks = 64;  // busiest links remembered per step (TrialLoa
 
 struct LoadState {
   double max = 0;
-  int at_max = 0;  // links within a rounding error of the max
+  int at_max = 0;     // links within a rounding error of the max
+  double squares = 0; // sum over links of (bytes / capacity)^2: how evenly the rest is spread
+  // Strictly better on (max, links at the max): what a swap may spend cost on.
   bool better_than(const LoadState& o) const {
     if (max < o.max * (1 - 1e-9)) return true;
     return max <= o.max * (1 + 1e-9) && at_max < o.at_max;
   }
+  bool same_top(const LoadState& o) const {
+    return max <= o.max * (1 + 1e-9) && max >= o.max * (1 - 1e-9) && at_max == o.at_max;
+  }
 };
+
+// A step's options, best first: a better (max, links at max) within the cost
+// budget; otherwise, at no cost, the same top with a lower sum of squares.
+// The squares give the greedy relief a direction across placements whose
+// busiest link is equal (on a plateau of equal cost a lower max often lies
+// a few such steps away).
+bool preferred(const LoadState& s, double cost_delta, double budget, const LoadState& current, const LoadState& best) {
+  const bool top_gain = s.better_than(current) && cost_delta <= budget;
+  const bool spread_gain = s.same_top(current) && cost_delta <= 0 && s.squares < current.squares * (1 - 1e-9);
+  if (!top_gain && !spread_gain) return false;
+  if (s.better_than(best)) return true;
+  return s.same_top(best) && s.squares < best.squares * (1 - 1e-12);
+}
 
 LoadState load_state(const Torus& torus, const std::vector<double>& loads) {
   LoadState s;
   for (size_t l = 0; l < loads.size(); ++l) {
     if (loads[l] <= 0) continue;
     const double rel = loads[l] / torus.link_capacity(static_cast<int>(l));
+    s.squares += rel * rel;
     if (rel > s.max * (1 + 1e-9)) {
       s.max = rel;
       s.at_max = 1;
@@ -81,6 +100,7 @@ class TrialLoads {
     for (int l : changed_) {
       const double cap = t_.link_capacity(l);
       const double was = saved_[l] / cap, now = loads_[l] / cap;
+      s.squares += now * now - was * was;
       changed_max = std::max(changed_max, now);
       const bool was_at = was >= state.max * (1 - 1e-9), now_at = now >= state.max * (1 - 1e-9);
       left_max += was_at && !now_at;
@@ -251,7 +271,7 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
           }
           const LoadState after = trial.state_after(state);
           trial.undo();
-          if (cost_delta <= budget && after.better_than(best)) {
+          if (preferred(after, cost_delta, budget, state, best)) {
             best = after;
             best_delta = cost_delta;
             best_r = r;
@@ -360,7 +380,7 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
           }
           const LoadState s = trial.state_after(state);
           trial.undo();
-          if (cost_delta <= budget && s.better_than(best)) {
+          if (preferred(s, cost_delta, budget, state, best)) {
             best_delta = cost_delta;
             best = s;
             best_x = x;
