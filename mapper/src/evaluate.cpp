@@ -49,6 +49,76 @@ std::vector<double> nearest_profile(const Torus& torus, const std::vector<int>& 
 
 namespace {
 
+// Connected rank sets enumerated for the fourth bound before giving it up
+// (about a second; a 7-point stencil at 4 per node needs ~30 per rank).
+constexpr std::int64_t kDensestSetsBudget = 4'000'000;
+
+// The densest node groups: for every rank v, delta[v] = the largest W(S) / |S|
+// over connected rank sets S containing v with |S| <= ppn (W(S) = weight of
+// the edges inside S). Any set of at most ppn ranks splits into connected
+// components C with W(C) / |C| <= delta[v] for each v in C, so the weight all
+// nodes can keep inside is at most sum_v delta[v]. Sets are enumerated once
+// each from their smallest rank (ESU: extension by exclusive neighbours);
+// false if that needs more than `budget` sets (then no bound).
+bool densest_sets(const CommGraph& g, int ppn, std::int64_t budget, std::vector<double>& delta) {
+  const int n = g.vertices;
+  delta.assign(static_cast<size_t>(n), 0.0);
+  if (ppn < 2) return true;
+  std::vector<int> in_set(static_cast<size_t>(n), 0), near(static_cast<size_t>(n), 0);
+  std::vector<int> members;
+  std::int64_t sets = 0;
+  auto weight_to_set = [&](int w) {
+    double sum = 0;
+    for (auto e = g.xadj[w]; e < g.xadj[w + 1]; ++e)
+      if (in_set[g.adjncy[e]]) sum += g.weight[e];
+    return sum;
+  };
+  auto mark_near = [&](int w, int by) {
+    for (auto e = g.xadj[w]; e < g.xadj[w + 1]; ++e) near[g.adjncy[e]] += by;
+  };
+  // extend(S, extension, root): S = members, W = its inner weight.
+  auto extend = [&](auto&& self, std::vector<int> extension, int root, double inner) -> bool {
+    if (++sets > budget) return false;
+    const double density = inner / static_cast<double>(members.size());
+    for (int u : members) delta[u] = std::max(delta[u], density);
+    if (static_cast<int>(members.size()) == ppn) return true;
+    while (!extension.empty()) {
+      const int w = extension.back();
+      extension.pop_back();
+      // New extension: the rest, plus w's neighbours above the root that are
+      // neither in S nor next to it (so every set arises once).
+      std::vector<int> next = extension;
+      for (auto e = g.xadj[w]; e < g.xadj[w + 1]; ++e) {
+        const int u = g.adjncy[e];
+        if (u > root && !in_set[u] && near[u] == 0) next.push_back(u);
+      }
+      const double added = weight_to_set(w);
+      in_set[w] = 1;
+      members.push_back(w);
+      mark_near(w, 1);
+      const bool ok = self(self, std::move(next), root, inner + added);
+      mark_near(w, -1);
+      members.pop_back();
+      in_set[w] = 0;
+      if (!ok) return false;
+    }
+    return true;
+  };
+  for (int v = 0; v < n; ++v) {
+    std::vector<int> extension;
+    for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e)
+      if (g.adjncy[e] > v) extension.push_back(g.adjncy[e]);
+    in_set[v] = 1;
+    members.assign(1, v);
+    mark_near(v, 1);
+    const bool ok = extend(extend, std::move(extension), v, 0.0);
+    mark_near(v, -1);
+    in_set[v] = 0;
+    if (!ok) return false;
+  }
+  return true;
+}
+
 // True if no three vertices are pairwise connected. Marks u's neighbours and
 // looks for a marked vertex among the neighbours of each; stops at the first
 // triangle, so dense graphs (which have triangles at once) cost little.
@@ -155,6 +225,23 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
       for (std::int64_t i = 0; i < must_leave; ++i) leaving += w_all[static_cast<size_t>(i)];
       lb.hop_bytes = std::max(lb.hop_bytes, leaving * hop_profile[0]);
       lb.weighted = std::max(lb.weighted, leaving * wd_profile[0]);
+    }
+  }
+  // Fourth bound, for any graph: the weight nodes can keep inside is at most
+  // the sum over ranks of the density of their densest connected group of at
+  // most ppn ranks (densest_sets); the rest leaves its node, at least D_0
+  // far. It sees what Mantel's count does not: the heaviest edges of a grid
+  // cannot all sit inside nodes (a 2x2 square keeps two x and two y edges,
+  // not four x edges), and it also holds with triangles (27-point stencils).
+  if (!hop_profile.empty()) {
+    std::vector<double> delta;
+    if (densest_sets(g, ppn, kDensestSetsBudget, delta)) {
+      const double inside = std::accumulate(delta.begin(), delta.end(), 0.0);
+      const double leaving = g.total_weight() - inside;
+      if (leaving > 0) {
+        lb.hop_bytes = std::max(lb.hop_bytes, leaving * hop_profile[0]);
+        lb.weighted = std::max(lb.weighted, leaving * wd_profile[0]);
+      }
     }
   }
   return lb;

@@ -125,9 +125,11 @@ TEST_CASE("lower bound: the component bound covers partners that fit on one node
   std::sort(flows.begin(), flows.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
   const CommGraph g = build_comm_graph(traffic_of(8, flows), 0);
   // ppn 4: both partners fit on a rank's node (per-rank bound 0), but 8 ranks
-  // need 2 nodes, so at least one edge (20 B) is a hop long. The optimum, two
-  // neighbouring nodes, cuts two edges: 40.
-  CHECK(cost_lower_bound(g, pf.torus, 4, {}).hop_bytes == 20);
+  // need 2 nodes, so at least one edge (20 B) is a hop long (component
+  // bound: 20). The densest group of 4 is a path (3 edges, 60 B, 15 per
+  // rank): nodes keep at most 8 x 15 = 120 of the 160 B, so 40 leave, which
+  // the optimum (two neighbouring nodes, two cut edges) meets.
+  CHECK(cost_lower_bound(g, pf.torus, 4, {}).hop_bytes == 40);
   // ppn 2: the per-rank bound (one partner on-node, one a hop away: 8 x 20 / 2)
   // beats the component bound (3 edges).
   CHECK(cost_lower_bound(g, pf.torus, 2, {}).hop_bytes == 80);
@@ -202,4 +204,71 @@ TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand
   }
   std::sort(cyc.begin(), cyc.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
   CHECK(cost_lower_bound(build_comm_graph(traffic_of(4, cyc), 0), two.torus, 2, {}).hop_bytes == 40);
+}
+
+TEST_CASE("lower bound: the densest-groups bound, against brute force and by hand") {
+  // Random graphs with triangles (any pair may talk), 8 ranks, every
+  // assignment at ppn 2 (2x2 torus), 3 (ring of 3) and 4 (2 nodes): the bound
+  // never exceeds the best placement.
+  struct Machine {
+    const char* line;
+    int ppn;
+  };
+  for (const Machine& mc : {Machine{"torus=2x2 links=2x1 node=core:2", 2}, Machine{"torus=3 node=core:3", 3},
+                            Machine{"torus=2 node=core:4", 4}}) {
+    const Platform pf = platform_of(mc.line);
+    const int nodes = pf.torus.nodes();
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+      std::vector<Flow> flows;
+      std::uint64_t x = seed * 2654435761u + 17;
+      for (int a = 0; a < 8; ++a)
+        for (int b = a + 1; b < 8; ++b) {
+          x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+          if ((x >> 60) % 2 == 0) flows.push_back({a, b, 1, static_cast<double>((x >> 33) % 1000 + 1)});
+        }
+      const Traffic t = traffic_of(8, flows);
+      double best_hb = 1e300, best_w = 1e300;
+      std::vector<int> node_of(8, 0);
+      for (;;) {
+        std::vector<int> load(static_cast<size_t>(nodes), 0);
+        bool fits = true;
+        for (int a : node_of) fits = fits && ++load[a] <= mc.ppn;
+        if (fits) {
+          std::vector<Placement> pl;
+          for (int r = 0; r < 8; ++r) pl.push_back({node_of[r], 0});
+          auto m = evaluate(t, pl, pf, EvaluateOptions{mc.ppn, {}, false});
+          REQUIRE(m.ok());
+          best_hb = std::min(best_hb, m->hop_bytes);
+          best_w = std::min(best_w, m->weighted_cost);
+        }
+        int i = 0;
+        while (i < 8 && ++node_of[i] == nodes) node_of[i++] = 0;
+        if (i == 8) break;
+      }
+      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
+      INFO(mc.line << " seed " << seed << " bound " << lb.hop_bytes << " optimum " << best_hb);
+      CHECK(lb.hop_bytes <= best_hb * (1 + 1e-12));
+      CHECK(lb.weighted <= best_w * (1 + 1e-12));
+    }
+  }
+  // By hand: a 4x2 grid, x periodic (8 x edges of 3 B per direction, 6 both
+  // ways) and 4 y edges (1 B per direction), 4 ranks per node on 2 nodes one
+  // hop apart. The densest group of 4 is an x ring (4 edges, 24 B, 6 per
+  // rank), so nodes keep at most 8 x 6 = 48 of the 56 B: the 8 B of y edges
+  // leave, which is the optimum (each x ring on its own node).
+  const Platform two = platform_of("torus=2 node=core:4");
+  std::vector<Flow> grid;
+  for (int y = 0; y < 2; ++y)
+    for (int x = 0; x < 4; ++x) {
+      const int r = x + 4 * y, right = (x + 1) % 4 + 4 * y, up = x + 4 * ((y + 1) % 2);
+      grid.push_back({r, right, 1, 3});
+      grid.push_back({right, r, 1, 3});
+      if (y == 0) {
+        grid.push_back({r, up, 1, 1});
+        grid.push_back({up, r, 1, 1});
+      }
+    }
+  std::sort(grid.begin(), grid.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
+  // Optimum: each x ring on its own node; the 4 y edges (2 B each) cross one hop: 8.
+  CHECK(cost_lower_bound(build_comm_graph(traffic_of(8, grid), 0), two.torus, 4, {}).hop_bytes == 8);
 }
