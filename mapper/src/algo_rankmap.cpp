@@ -30,7 +30,7 @@ namespace {
 
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks
 constexpr int kManySeedsUpTo = 256;         // ranks: every preset but fast runs 8 seeds
-constexpr int kTiedRelief = 8;              // cheapest candidates each given the link relief
+constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
@@ -285,13 +285,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                               derived_seed(p.seed, 100 + static_cast<int>(n)));
       detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
-      // The search lowers the cost only; its result may load one link more
-      // than a reference does and then lose the choice for that alone. The
-      // same link relief as after the choice, on this candidate, gives it a
-      // variant that trades up to kRelieveCostShare of cost for load.
-      Candidate relieved = relieve(c, std::numeric_limits<double>::infinity());
       cands.push_back(std::move(c));
-      cands.push_back(std::move(relieved));
     }
   }
 
@@ -309,15 +303,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       return cands[a].score.max_link_relative < cands[b].score.max_link_relative;
     });
     std::vector<Candidate> relieved;
-    std::vector<double> seen;  // loads already relieved: skip identical-looking twins
+    std::vector<detail::NetworkScore> seen;  // identical scores: most likely the same placement
     for (size_t i : tied) {
       if (static_cast<int>(relieved.size()) == kTiedRelief) break;
-      const double load = cands[i].score.max_link_relative;
-      if (std::any_of(seen.begin(), seen.end(), [&](double l) { return l == load; }) &&
-          cands[i].name.find("+links") != std::string::npos)
+      const detail::NetworkScore& sc = cands[i].score;
+      if (std::any_of(seen.begin(), seen.end(), [&](const detail::NetworkScore& o) {
+            return o.weighted_cost == sc.weighted_cost && o.max_link_relative == sc.max_link_relative;
+          }))
         continue;
-      seen.push_back(load);
-      if (cands[i].name.find("+links") != std::string::npos) continue;
+      seen.push_back(sc);
       relieved.push_back(relieve(cands[i], std::numeric_limits<double>::infinity()));
     }
     for (Candidate& c : relieved) cands.push_back(std::move(c));
