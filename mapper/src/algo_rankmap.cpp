@@ -1,22 +1,19 @@
-// rankmap, the default. Several starting points, each improved by a local
-// search that sees the real network, then the best kept:
-//   paper          METIS node groups in node order (the published method)
-//   block, snake   rank order along the nodes, in node order / along a walk
-//                  of the torus whose consecutive nodes are neighbours
-//   matching(-in-order)  node groups by heavy-edge matching, placed by the
-//                  bisection / in node order
-//   bisection      dual recursive bisection of ranks and torus
-//   groups         the METIS groups placed by the same bisection
-//   scotch(-strict)  Scotch's mapping onto torusXD (default / strict balance)
-// Every start is kept unrefined as well. The winner is the candidate with the
-// lowest bandwidth-weighted cost among those no worse than paper, scotch and
-// block on both that cost and the max link load under the real routing; if
-// none is no worse than block too, among those no worse than paper and
-// scotch. So by construction the default never loses to paper or scotch on
-// those two metrics (for the same seed); docs/mapper.md says this plainly.
-// Ties go to block: when the winner is not better than block by more than
-// kTieShare on either metric, block is kept as the launcher would place it
-// (then the guarantee holds up to kTieShare).
+// rankmap, the default (docs/mapper.md, "The default"). It minimises the
+// bytes-only cost sum(bytes x weighted distance), then the max link load:
+//   starts       references paper and scotch (as the stand-alone algorithms),
+//                block, snake, heavy-edge matching with ties to the lowest
+//                and to the highest index (placed by bisection / in order),
+//                and per seed (1, 3 or 8 by preset and size) METIS groups,
+//                the dual recursive bisection and Scotch (default, strict)
+//   search       one pass of group and rank swaps for every start, the full
+//                search for the best few (refine.cpp)
+//   ILS          iterated local search from the best candidate of each of
+//                the cheapest start families (iterated_search.cpp)
+//   relief       the cheapest tied candidates and the chosen one get the
+//                link relief (link_relief.cpp)
+//   choice       lowest cost among candidates no worse than block on both
+//                metrics, load bought at 1% of cost for 5%; ties to block
+// Budgets are counted in work, not seconds: one seed, one mapping.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -317,10 +314,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (Candidate& c : relieved) cands.push_back(std::move(c));
   }
   for (const Candidate& c : cands) say("candidate " + describe(c));
-  // The guarantee: no worse than the unrefined paper and scotch, each metric
-  // against the better of the two. The preference on top: no worse than block
-  // either (what users compare against), when some candidate manages all
-  // three; otherwise the guarantee alone.
+  // The references: block bounds both metrics of the choice; paper's and
+  // scotch's loads only decide whether the note below is due.
   auto score_of = [&](const char* name) -> const detail::NetworkScore* {
     for (size_t i = 0; i < starts; ++i)
       if (cands[i].name == name) return &cands[i].score;
