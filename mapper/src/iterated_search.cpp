@@ -157,16 +157,18 @@ class RankSearch {
   }
 
   // resplit() over every pair of neighbouring allocated nodes, each followed
-  // by a rank descent, until a whole sweep gains nothing.
-  double resplit_neighbours(const std::vector<int>& nodes) {
+  // by a rank descent, until a whole sweep gains nothing or the work reaches
+  // work_limit.
+  double resplit_neighbours(const std::vector<int>& nodes, std::int64_t work_limit) {
     double gain = 0;
-    for (int sweep = 0; sweep < 8; ++sweep) {
+    for (int sweep = 0; sweep < 8 && work_ < work_limit; ++sweep) {
       double sweep_gain = 0;
       for (int a : nodes)
         for (int d = 0; d < t_.dims(); ++d)
           for (Direction dir : {Direction::plus, Direction::minus}) {
             const int b = t_.neighbor(a, d, dir);
-            if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty())) continue;
+            if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty()) || work_ >= work_limit)
+              continue;
             sweep_gain += resplit(a, b);
             sweep_gain += descend();
           }
@@ -244,7 +246,8 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
   // First a full descent from every rank, so the kicks start from a local minimum.
   for (int v : active) s.enqueue(v);
   double cost = weighted_cost(graph, torus, current) - s.descend();
-  cost -= s.resplit_neighbours(nodes);
+  // At most half the budget: the kicks need the rest.
+  cost -= s.resplit_neighbours(nodes, work / 2);
   s.clear_log();
   double best_cost = cost;
   node_of = current;
