@@ -45,4 +45,20 @@ Status write_file_atomically(const std::string& path, const std::string& content
   return Ok{};
 }
 
+Status refuse_to_overwrite_inputs(const std::vector<std::string>& outputs, const std::vector<std::string>& inputs) {
+  for (const std::string& output : outputs) {
+    struct stat out {};
+    if (output.empty() || ::stat(output.c_str(), &out) != 0) continue;  // not there yet: cannot be an input
+    for (const std::string& input : inputs) {
+      struct stat in {};
+      if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
+      if (in.st_dev != out.st_dev || in.st_ino != out.st_ino) continue;
+      return located_error(output, input == output ? "is an input; refusing to write over it"
+                                                   : "is the same file as the input " + input +
+                                                         "; refusing to write over an input");
+    }
+  }
+  return Ok{};
+}
+
 }  // namespace rankmap

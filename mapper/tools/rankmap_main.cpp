@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "rankmap/atomic_file.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/text.hpp"
@@ -150,6 +151,9 @@ int run_map(const Common& o) {
   // are named after the option.
   const std::string machine_where = std::ifstream(o.machine).good() ? o.machine : "--machine";
   Machine machine = take(load_machine(o.machine), machine_where);
+  std::vector<std::string> inputs = machine.files();
+  inputs.insert(inputs.end(), {o.profile, o.machine});
+  take(refuse_to_overwrite_inputs({o.output}, inputs));
   Platform platform = take(Platform::from_machine(machine), machine_where);
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
   MapOptions opt;

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <string>
 
+#include "rankmap/atomic_file.hpp"
 #include "rankmap/launch.hpp"
 #include "rankmap/mapping.hpp"
 
@@ -55,6 +56,12 @@ int main(int argc, char** argv) {
     if (!plan) return fail(plan.error().message, 2);
     plans.push_back(std::move(*plan));
   }
+  std::vector<std::string> outputs, inputs = mapping->machine.files();
+  inputs.push_back(mapping_path);
+  for (const rankmap::LaunchPlan& plan : plans)
+    for (const rankmap::LaunchFile& file : plan.files) outputs.push_back(file.path);
+  rankmap::Status not_an_input = rankmap::refuse_to_overwrite_inputs(outputs, inputs);
+  if (!not_an_input) return fail(not_an_input.error().message, 2);
   rankmap::Status written = rankmap::write_launch_files(plans);
   if (!written) return fail(written.error().message, 1);
 

@@ -77,6 +77,12 @@ int main(int argc, char** argv) {
     mappings.push_back(std::move(*m));
     names.push_back(base_name(path));
   }
+  std::vector<std::string> inputs = mapping_paths;
+  inputs.push_back(profile_path);
+  for (const Mapping& m : mappings)
+    for (const std::string& f : m.machine.files()) inputs.push_back(f);
+  Status not_an_input = refuse_to_overwrite_inputs({output}, inputs);
+  if (!not_an_input) fail(not_an_input.error().message);
   std::vector<double> simulated_time(mappings.size(), NAN);
   for (const std::string& s : simulated) {
     const size_t eq = s.rfind('=');

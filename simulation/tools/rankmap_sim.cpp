@@ -77,12 +77,17 @@ int main(int argc, char** argv) {
   if (*platform) {
     auto machine = load_machine(machine_spec);
     if (!machine) return fail(machine.error().message);
+    std::vector<std::string> inputs = machine->files();
+    inputs.push_back(machine_spec);
     if (!routes_for.empty()) {
       auto mapping = read_mapping(routes_for);
       if (!mapping) return fail(mapping.error().message);
       if (mapping->machine.sizes != machine->sizes) return fail(routes_for + ": mapping is for another torus");
       options.route_nodes = sim::used_nodes(*mapping);
+      inputs.push_back(routes_for);
     }
+    Status not_an_input = refuse_to_overwrite_inputs({platform_out}, inputs);
+    if (!not_an_input) return fail(not_an_input.error().message);
     auto xml = sim::platform_xml(*machine, options);
     if (!xml) return fail(xml.error().message);
     Status written = write_file_atomically(platform_out, *xml);
@@ -92,6 +97,10 @@ int main(int argc, char** argv) {
   if (*hostfile) {
     auto mapping = read_mapping(mapping_path);
     if (!mapping) return fail(mapping.error().message);
+    std::vector<std::string> inputs = mapping->machine.files();
+    inputs.push_back(mapping_path);
+    Status not_an_input = refuse_to_overwrite_inputs({hostfile_out}, inputs);
+    if (!not_an_input) return fail(not_an_input.error().message);
     Status written = write_file_atomically(hostfile_out, sim::hostfile(*mapping));
     if (!written) return fail(written.error().message);
     return 0;
@@ -123,6 +132,13 @@ int main(int argc, char** argv) {
   request.ranks = mapping->ranks();
   request.command = command;
   request.extra_flags = extra_flags;
+  // Only --keep can name a directory that holds an input (the mapping, the
+  // machine's files, the program itself).
+  std::vector<std::string> inputs = mapping->machine.files();
+  inputs.push_back(run_mapping);
+  inputs.push_back(command.front());
+  Status not_an_input = refuse_to_overwrite_inputs({request.platform_path, request.hostfile_path}, inputs);
+  if (!not_an_input) return fail(not_an_input.error().message);
   for (const auto& [path, content] : {std::pair{request.platform_path, *xml}, std::pair{request.hostfile_path, sim::hostfile(*mapping)}}) {
     Status written = write_file_atomically(path, content);
     if (!written) return fail(written.error().message);

@@ -41,6 +41,13 @@ int Machine::node_of_host(std::string_view name) const {
   return -1;
 }
 
+std::vector<std::string> Machine::files() const {
+  std::vector<std::string> out;
+  for (const std::string* path : {&hosts_path, &node_xml})
+    if (!path->empty()) out.push_back(*path);
+  return out;
+}
+
 bool Machine::operator==(const Machine& o) const {
   return sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node && node_xml == o.node_xml &&
          bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && hosts_path == o.hosts_path && host_names == o.host_names;

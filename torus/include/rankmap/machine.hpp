@@ -34,6 +34,9 @@ struct Machine {
   const std::string& host_name(int node_index) const { return host_names[node_index]; }
   // Node index of a host name, or -1.
   int node_of_host(std::string_view name) const;
+  // The files the description names (hosts=, node-xml=): inputs of every tool
+  // that reads this machine, which it must never write over.
+  std::vector<std::string> files() const;
 
   bool operator==(const Machine& o) const;
   bool operator!=(const Machine& o) const { return !(*this == o); }
