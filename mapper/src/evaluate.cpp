@@ -260,10 +260,10 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
     const double total = std::accumulate(sorted_weights.begin(), sorted_weights.end(), 0.0);  // both directions
     for (double share : {1.0, 0.99, 0.95, 0.9, 0.8, 0.6}) {
       double threshold = 0, kept = 0;
-      for (double w : sorted_weights) {
+      for (double weight : sorted_weights) {
         if (kept >= share * total * (1 - 1e-12)) break;
-        kept += w;
-        threshold = w;
+        kept += weight;
+        threshold = weight;
       }
       const CommGraph sub = share == 1.0 ? CommGraph{} : heavy_edges(g, threshold);
       const CommGraph& h = share == 1.0 ? g : sub;
