@@ -236,12 +236,10 @@ Result<LaunchPlan> make_launch_plan(const Mapping& mapping, LaunchFormat format,
 }
 
 Status write_launch_files(const std::vector<LaunchPlan>& plans) {
+  std::vector<OutputFile> files;
   for (const LaunchPlan& plan : plans)
-    for (const LaunchFile& file : plan.files) {
-      Status s = write_file_atomically(file.path, file.content);
-      if (!s) return s;
-    }
-  return Ok{};
+    for (const LaunchFile& file : plan.files) files.push_back(OutputFile{file.path, file.content});
+  return write_files_atomically(files);
 }
 
 }  // namespace rankmap

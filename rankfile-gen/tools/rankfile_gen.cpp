@@ -1,6 +1,7 @@
 // rankfile-gen: writes the launcher files for a mapping and prints the launch
-// line(s) to run. Exit status: 0 done, 2 bad input (nothing written), 1 a
-// file could not be written.
+// line(s) to run. Exit status: 0 done, 2 bad input or an output that cannot be
+// written (nothing written: the files are one set, all or nothing), 1
+// internal error.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -63,7 +64,7 @@ int main(int argc, char** argv) {
   rankmap::Status not_an_input = rankmap::refuse_to_overwrite_inputs(outputs, inputs);
   if (!not_an_input) return fail(not_an_input.error().message, 2);
   rankmap::Status written = rankmap::write_launch_files(plans);
-  if (!written) return fail(written.error().message, 1);
+  if (!written) return fail(written.error().message, 2);
 
   // Comments start with '#', so the output can be pasted into a shell as is.
   for (const rankmap::LaunchPlan& plan : plans) {

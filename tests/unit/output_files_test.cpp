@@ -2,7 +2,10 @@
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <iterator>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -51,4 +54,42 @@ TEST_CASE("an output that is an input is refused, however it is named") {
   CHECK_FALSE(refuse_to_overwrite_inputs({in}, {(dir.path / "link.prof").string()}));
   fs::create_hard_link(in, dir.path / "hard.prof");
   CHECK_FALSE(refuse_to_overwrite_inputs({other, (dir.path / "hard.prof").string()}, {in}));
+}
+
+namespace {
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+std::vector<std::string> names_in(const fs::path& dir) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+TEST_CASE("a set of output files is written all or nothing") {
+  ScratchDir dir;
+  const auto at = [&](const char* name) { return (dir.path / name).string(); };
+  REQUIRE(write_files_atomically({{at("a"), "new a\n"}, {at("b"), "new b\n"}}));
+  CHECK(slurp(at("a")) == "new a\n");
+  CHECK(slurp(at("b")) == "new b\n");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"a", "b"});
+
+  // c did not exist, a and b did; d cannot be written (a directory is in the way).
+  fs::create_directory(dir.path / "d");
+  Status failed = write_files_atomically({{at("a"), "newer a\n"}, {at("c"), "c\n"}, {at("b"), "newer b\n"}, {at("d"), "d\n"}});
+  REQUIRE_FALSE(failed);
+  CHECK(failed.error().message == at("d") + ": is a directory");
+  CHECK(slurp(at("a")) == "new a\n");
+  CHECK(slurp(at("b")) == "new b\n");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"a", "b", "d"});  // no c, no temporaries, no old versions
+
+  // A temporary that cannot be created: nothing changes either.
+  Status no_dir = write_files_atomically({{at("a"), "x\n"}, {at("missing/e"), "e\n"}});
+  REQUIRE_FALSE(no_dir);
+  CHECK(no_dir.error().message == at("missing/e") + ": cannot create temporary file: No such file or directory");
+  CHECK(slurp(at("a")) == "new a\n");
+  CHECK(names_in(dir.path) == std::vector<std::string>{"a", "b", "d"});
 }

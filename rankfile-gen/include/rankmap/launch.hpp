@@ -46,8 +46,10 @@ struct LaunchPlan {
 // description cannot be loaded or the mapping does not pass Mapping::check().
 Result<LaunchPlan> make_launch_plan(const Mapping& mapping, LaunchFormat format, const LaunchOptions& options);
 
-// Writes every file of every plan, each atomically. Plans are built first, so
-// bad input leaves nothing behind.
+// Writes every file of every plan as one set, all or nothing
+// (write_files_atomically): a file that cannot be written leaves none of the
+// set behind and every file that existed as it was. Plans are built first, so
+// bad input writes nothing either.
 Status write_launch_files(const std::vector<LaunchPlan>& plans);
 
 }  // namespace rankmap
