@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/text.hpp"
@@ -293,16 +294,7 @@ int main(int argc, char** argv) {
   sy->add_option("-o,--output", o.output, "profile file to write")->required();
   sy->add_flag("-q,--quiet", o.quiet, "no summary on stderr");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "rankmap: " << e.what() << " (see rankmap --help)\n";
-    return 2;
-  }
+  if (auto status = cli::parse(app, argc, argv, "rankmap")) return *status;
   try {
     if (*map) return run_map(o);
     if (*ev) return run_evaluate(o);

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/cli.hpp"
 #include "rankmap/launch.hpp"
 #include "rankmap/mapping.hpp"
 
@@ -19,9 +20,7 @@ std::string default_prefix(const std::string& mapping_path) {
   if (dot == std::string::npos || (slash != std::string::npos && dot < slash) || dot == slash + 1) return mapping_path;
   return mapping_path.substr(0, dot);
 }
-}  // namespace
-
-int main(int argc, char** argv) {
+int rankfile_gen_main(int argc, char** argv) {
   CLI::App cli{"Translate a rankmap mapping into launcher files (Open MPI rankfile, MPICH machine file, Slurm "
                "hostfile, permutation) and print the launch lines."};
   std::string mapping_path, format_name = "all", prefix, app = "./app";
@@ -30,7 +29,7 @@ int main(int argc, char** argv) {
   cli.add_option("-o,--output-prefix", prefix, "output files are PREFIX.rankfile, PREFIX.machinefile, ... "
                                                "(default: the mapping path without its extension)");
   cli.add_option("--app", app, "program and arguments to show in the launch lines")->capture_default_str();
-  CLI11_PARSE(cli, argc, argv);
+  if (auto status = rankmap::cli::parse(cli, argc, argv, "rankfile-gen")) return *status;
 
   auto fail = [](const std::string& message, int status) {
     std::fprintf(stderr, "rankfile-gen: %s\n", message.c_str());
@@ -75,4 +74,10 @@ int main(int argc, char** argv) {
     for (const std::string& command : plan.commands) std::printf("%s\n", command.c_str());
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return rankmap::cli::run("rankfile-gen", [&] { return rankfile_gen_main(argc, argv); });
 }

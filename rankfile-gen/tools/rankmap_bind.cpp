@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
 
 #include "rankmap/bind.hpp"
@@ -27,9 +28,8 @@ std::string current_host() {
   if (gethostname(name, sizeof name - 1) != 0) return "?";
   return name;
 }
-}  // namespace
 
-int main(int argc, char** argv) {
+int bind_main(int argc, char** argv) {
   if (argc < 4 || std::strcmp(argv[2], "--") != 0)
     return fail("usage: rankmap-bind MAPPING -- PROGRAM [ARGS...]", 2);
   auto mapping = rankmap::read_mapping(argv[1]);
@@ -55,4 +55,13 @@ int main(int argc, char** argv) {
 
   execvp(argv[3], argv + 3);
   return fail(std::string("cannot execute ") + argv[3] + ": " + std::strerror(errno), 127);
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return bind_main(argc, argv);
+  } catch (const std::exception& e) {
+    return fail(std::string("internal error: ") + e.what(), 1);
+  }
 }

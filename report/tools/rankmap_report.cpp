@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/cli.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/report.hpp"
 #include "rankmap/text.hpp"
@@ -36,9 +37,7 @@ std::string base_name(const std::string& path) {
   return dot == std::string::npos || dot == 0 ? name : name.substr(0, dot);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int report_main(int argc, char** argv) {
   CLI::App app{"rankmap-report: an HTML page with metrics, communication matrices and torus link loads"};
   std::string profile_path, output, title = "rankmap report", collectives = "model";
   std::vector<std::string> mapping_paths, simulated;
@@ -57,7 +56,7 @@ int main(int argc, char** argv) {
   app.add_option("--simulated", simulated,
                  "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
   app.footer("Exit status: 0 success, 2 bad input (one line on stderr, no output file), 1 internal error.");
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = cli::parse(app, argc, argv, "rankmap-report")) return *status;
 
   auto profile = read_profile(profile_path);
   if (!profile) fail(profile.error().message);
@@ -165,4 +164,10 @@ int main(int argc, char** argv) {
   if (!written) fail(written.error().message);
   std::printf("wrote %s (%zu mappings)\n", output.c_str(), mappings.size());
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return rankmap::cli::run("rankmap-report", [&] { return report_main(argc, argv); });
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/cli.hpp"
 #include "rankmap/mapping.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
@@ -39,9 +40,7 @@ void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
   cmd->add_option("--loopback-lat", opt.loopback_lat, "intra-node latency, seconds")->check(CLI::NonNegativeNumber)->capture_default_str();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int sim_main(int argc, char** argv) {
   CLI::App app{"rankmap-sim: SimGrid platform and hostfile of a machine and mapping, and simulated runs"};
   app.require_subcommand(1);
   sim::PlatformOptions options;
@@ -72,7 +71,7 @@ int main(int argc, char** argv) {
   run->add_option("command", command, "program and arguments (after --)")->required();
   add_platform_options(run, options);
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
 
   if (*platform) {
     auto machine = load_machine(machine_spec);
@@ -159,4 +158,10 @@ int main(int argc, char** argv) {
   std::printf("simulated_time=%.9g ranks=%d nodes_used=%zu routes=%s\n", *result->simulated_time, mapping->ranks(),
               sim::used_nodes(*mapping).size(), all_routes ? "all" : "used");
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return rankmap::cli::run("rankmap-sim", [&] { return sim_main(argc, argv); });
 }

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "rankmap/cli.hpp"
 #include "rankmap/machine.hpp"
 #include "rankmap/text.hpp"
 
@@ -43,9 +44,7 @@ void print_gain_table(double p_mpi, const LatencyModel& model) {
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+int torus_main(int argc, char** argv) {
   CLI::App app{"rankmap-torus: summarise a machine description and estimate the gain from mapping"};
   std::string machine_spec = "desmos";
   double p_mpi = 0.5;
@@ -58,7 +57,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_flag("--table", table, "also print the gain estimate for 2D/3D/4D tori of 2 to 512 nodes");
   app.add_flag("--canonical", print_line, "print only the canonical one-line machine description");
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = rankmap::cli::parse(app, argc, argv, "rankmap-torus")) return *status;
 
   auto machine = rankmap::load_machine(machine_spec);
   if (!machine) {
@@ -93,4 +92,10 @@ int main(int argc, char** argv) {
               100 * rankmap::mapping_gain_estimate(p_mpi, model, torus->diameter()), p_mpi);
   if (table) print_gain_table(p_mpi, model);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  return rankmap::cli::run("rankmap-torus", [&] { return torus_main(argc, argv); });
 }
