@@ -22,7 +22,7 @@ class LineReader {
     ++line_no_;
     return true;
   }
-  int line_no() const { return line_no_; }
+  size_t line_no() const { return line_no_; }
   std::string where() const { return filename_ + ":" + std::to_string(line_no_); }
   const std::string& filename() const { return filename_; }
 
@@ -30,9 +30,10 @@ class LineReader {
   std::string_view text_;
   std::string filename_;
   size_t pos_ = 0;
-  int line_no_ = 0;
+  size_t line_no_ = 0;  // a 4 GiB file can hold more lines than an int counts
 };
 
+// The whole file, within the input limits (rankmap/input_file.hpp).
 Result<std::string> read_whole_file(const std::string& path);
 
 }  // namespace rankmap::detail

@@ -1,23 +1,29 @@
 #include "rankmap/mapping.hpp"
 
+#include <algorithm>
 #include <limits>
 #include <optional>
 #include <unordered_set>
 
 #include "line_reader.hpp"
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/limits.hpp"
 #include "rankmap/text.hpp"
 
 namespace rankmap {
 
 namespace {
 constexpr int kMappingVersion = 1;
+// The shortest rank line, "0 0 h 0", has 7 characters: a file of S bytes holds
+// at most S / 7 of them.
+constexpr size_t kMinRankLineBytes = 7;
 
 // The placement rules, checked one rank at a time so that the reader can name
 // the line and Mapping::check the rank: node and core exist, one rank a core.
 class PlacementChecker {
  public:
   PlacementChecker(const Machine& machine, int cores) : machine_(machine), cores_(cores) {}
+  int cores() const { return cores_; }
 
   Status add(const Placement& p, const std::string& where) {
     if (p.node < 0 || p.node >= machine_.nodes())
@@ -81,9 +87,16 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
       }
       case kRanks: {
         auto v = w.size() == 2 && w[0] == "ranks" ? text::parse_int(w[1]) : std::nullopt;
-        if (!v || *v < 1 || *v > (1 << 30)) return fail("expected 'ranks <P>' with P >= 1");
+        if (!v || *v < 1) return fail("expected 'ranks <P>' with P >= 1");
+        if (*v > limits::kMaxRanks)
+          return fail("'ranks " + w[1] + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
+        const long long cores = static_cast<long long>(m.machine.nodes()) * checker->cores();
+        if (*v > cores)
+          return fail("'ranks " + w[1] + "' but the machine has " + std::to_string(cores) + " cores (one rank a core)");
         ranks = static_cast<int>(*v);
-        m.placement.reserve(static_cast<size_t>(ranks));
+        // A short file with a big 'ranks' is truncated (said at its end), and
+        // must not cost memory first.
+        m.placement.reserve(std::min(static_cast<size_t>(ranks), text.size() / kMinRankLineBytes));
         state = kBody;
         break;
       }

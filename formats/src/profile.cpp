@@ -2,32 +2,33 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <set>
 #include <tuple>
-#include <sstream>
 #include <unordered_set>
 
 #include "line_reader.hpp"
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/input_file.hpp"
+#include "rankmap/limits.hpp"
 #include "rankmap/text.hpp"
 
 namespace rankmap {
 
 namespace detail {
-Result<std::string> read_whole_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return located_error(path, "cannot open file");
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return located_error(path, "read error");
-  return ss.str();
-}
+Result<std::string> read_whole_file(const std::string& path) { return read_input_file(path); }
 }  // namespace detail
 
 namespace {
 
 constexpr int kProfileVersion = 1;
+// The shortest 'rank' line, "rank 0 host=a core=0 wall=0 mpi=0", has 33
+// characters: a file of S bytes holds fewer than S / 32 of them. Nothing is
+// allocated from 'ranks' beyond that before the rank lines are there.
+constexpr size_t kMinRankLineBytes = 32;
+// Members of all communicators together ('world' counting every rank) per
+// byte of the file: an explicit list takes at least 2 bytes a member, so only
+// 'world' lines can reach it (more than 128 of them in a minimal profile).
+constexpr size_t kCommunicatorMembersPerByte = 4;
 
 bool valid_op_name(const std::string& op) {
   if (op.empty()) return false;
@@ -73,6 +74,7 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
   bool have_header = false, have_ranks = false;
   std::unordered_set<std::uint64_t> seen_p2p, seen_osc;
   std::set<int> comm_ids;
+  size_t communicator_members = 0;
   std::vector<std::string> w;
 
   while (reader.next(raw)) {
@@ -91,9 +93,13 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
     if (kind == "ranks") {
       if (have_ranks) return fail("second 'ranks' line");
       auto v = w.size() == 2 ? text::parse_int(w[1]) : std::nullopt;
-      if (!v || *v < 1 || *v > (1 << 30)) return fail("bad 'ranks' line, expected 'ranks <P>' with P >= 1");
+      if (!v || *v < 1) return fail("bad 'ranks' line, expected 'ranks <P>' with P >= 1");
+      if (*v > limits::kMaxRanks)
+        return fail("'ranks " + w[1] + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
       p.ranks = static_cast<int>(*v);
-      p.rank_info.reserve(static_cast<size_t>(p.ranks));
+      // A short file with a big 'ranks' is truncated (said at its end), and
+      // must not cost memory first.
+      p.rank_info.reserve(std::min(static_cast<size_t>(p.ranks), text.size() / kMinRankLineBytes));
       have_ranks = true;
       continue;
     }
@@ -151,6 +157,13 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       auto id = text::parse_int(w[1]);
       if (!id || *id < 0 || *id > (1LL << 31) - 1) return fail("bad communicator id '" + w[1] + "'");
       CommunicatorRecord c{static_cast<int>(*id), {}};
+      // Checked before any member is stored: 'world' is a few bytes for P ranks.
+      const size_t members = w[2] == "world" ? static_cast<size_t>(p.ranks) : w.size() - 3;
+      communicator_members += members;
+      if (communicator_members > kCommunicatorMembersPerByte * text.size())
+        return fail("communicators list " + std::to_string(communicator_members) + " members in all ('world' counts " +
+                    std::to_string(p.ranks) + "), more than " + std::to_string(kCommunicatorMembersPerByte) +
+                    " per byte of the file");
       if (w[2] == "world") {
         if (w.size() != 3) return fail("'comm <id> world' takes nothing after 'world'");
         c.world_ranks.resize(static_cast<size_t>(p.ranks));

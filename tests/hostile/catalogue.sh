@@ -41,7 +41,7 @@ done
 }
 export PATH="$tools:$PATH" LC_ALL=C
 TIME_LIMIT=${TIME_LIMIT:-20}
-MEMORY_LIMIT_KB=${MEMORY_LIMIT_KB:-2000000}
+MEMORY_LIMIT_KB=${MEMORY_LIMIT_KB:-1000000}
 mkdir -p "$work"
 sep=$'\x1f'
 

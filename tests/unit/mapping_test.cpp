@@ -56,6 +56,10 @@ TEST_CASE("mapping: bad input names file and line") {
       {head + "0 1 node-1 x\n", "m:4:", "core 'x' is not a core index"},
       {head + "0 1 node-1 2\n1 1 node-1 2\n", "m:5:", "shares core 2 of node-1 with another rank"},
       {head + "0 1 node-1 2\n1 1 node-1 1\n2 0 node-0 0\n", "m:6:", "more rank lines"},
+      // Limits: nothing is allocated from an announced count (docs/formats.md).
+      {"rankmap-mapping 1\nmachine torus=4\nranks 16777217\n", "m:3:", "above the limit of 16777216 ranks"},
+      {"rankmap-mapping 1\nmachine torus=4 node=core:4\nranks 17\n", "m:3:", "'ranks 17' but the machine has 16 cores"},
+      {"rankmap-mapping 1\nmachine torus=1024 node=core:1024\nranks 1048576\n", "m:3:", "truncated mapping: 0 rank lines"},
   };
   for (const Case& c : cases) {
     INFO(c.text);

@@ -1,4 +1,5 @@
-// Output safety (common/): never over an input, identity not names.
+// File safety (common/): outputs never over an input, all or nothing; inputs
+// read within bounds.
 #include <catch2/catch.hpp>
 #include <unistd.h>
 
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/input_file.hpp"
 
 using namespace rankmap;
 namespace fs = std::filesystem;
@@ -92,4 +94,23 @@ TEST_CASE("a set of output files is written all or nothing") {
   CHECK(no_dir.error().message == at("missing/e") + ": cannot create temporary file: No such file or directory");
   CHECK(slurp(at("a")) == "new a\n");
   CHECK(names_in(dir.path) == std::vector<std::string>{"a", "b", "d"});
+}
+
+TEST_CASE("input files are read whole, within bounds") {
+  ScratchDir dir;
+  const std::string small = dir.file("small.prof", "0123456789");
+  CHECK(read_input_file(small).value() == "0123456789");
+  CHECK(read_input_file(small, 10).value() == "0123456789");
+  auto too_big = read_input_file(small, 9);
+  REQUIRE_FALSE(too_big);
+  CHECK(too_big.error().message == small + ": larger than the limit of 9 bytes for an input file");
+  auto directory = read_input_file(dir.path.string());
+  REQUIRE_FALSE(directory);
+  CHECK(directory.error().message == dir.path.string() + ": is a directory");
+  auto device = read_input_file("/dev/zero");
+  REQUIRE_FALSE(device);
+  CHECK(device.error().message == "/dev/zero: is a device, not a file");
+  auto missing = read_input_file((dir.path / "missing").string());
+  REQUIRE_FALSE(missing);
+  CHECK_THAT(missing.error().message, Catch::EndsWith("missing: cannot open file: No such file or directory"));
 }

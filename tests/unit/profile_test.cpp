@@ -77,6 +77,10 @@ TEST_CASE("profile: malformed input is rejected with file:line") {
       {head + "comm 1 3 0 1 1\n", "p:5:", "bad communicator size"},
       {head + "comm 1 2 0 0\n", "p:5:", "listed twice"},
       {head + "comm 1 world\ncoll 1 bcast 2 1 8\n", "p:6:", "outside communicator"},
+      // Limits: nothing is allocated from an announced count (docs/formats.md).
+      {"commprof 1\nranks 16777217\n", "p:2:", "above the limit of 16777216 ranks"},
+      {"commprof 1\nranks 16777216\n", "p:2:", "truncated profile: 0 'rank' lines for 16777216 ranks"},
+      {"commprof 1\nranks 16777216\ncomm 0 world\n", "p:3:", "communicators list 16777216 members in all"},
   };
   for (const Case& c : cases) {
     INFO(c.text);

@@ -1,11 +1,12 @@
 #include "rankmap/machine.hpp"
 
+#include <sys/stat.h>
+
 #include <algorithm>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <unordered_map>
 
+#include "rankmap/input_file.hpp"
 #include "rankmap/text.hpp"
 
 namespace rankmap {
@@ -137,18 +138,28 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
   return Ok{};
 }
 
+// Calls visit(line, "path:N") for every line of text, stopping at an error.
+template <class Visit>
+Status for_each_line(std::string_view text, const std::string& path, Visit visit) {
+  size_t line_no = 0;
+  for (size_t pos = 0; pos < text.size();) {
+    size_t end = text.find('\n', pos);
+    if (end == std::string_view::npos) end = text.size();
+    Status s = visit(text.substr(pos, end - pos), path + ":" + std::to_string(++line_no));
+    if (!s) return s;
+    pos = end + 1;
+  }
+  return Ok{};
+}
+
 Status load_hosts(Machine& m, const Torus& torus) {
-  std::ifstream in(m.hosts_path);
-  if (!in) return located_error(m.hosts_path, "cannot open hosts file");
+  auto text = read_input_file(m.hosts_path);
+  if (!text) return text.error();
   m.host_names.assign(static_cast<size_t>(torus.nodes()), std::string());
   std::unordered_map<std::string, int> seen_names;
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const std::string where = m.hosts_path + ":" + std::to_string(line_no);
+  Status read = for_each_line(*text, m.hosts_path, [&](std::string_view line, const std::string& where) -> Status {
     auto w = text::words(text::strip_comment(line));
-    if (w.empty()) continue;
+    if (w.empty()) return Ok{};
     if (static_cast<int>(w.size()) != 1 + torus.dims())
       return located_error(where, "expected 'hostname' and " + std::to_string(torus.dims()) + " coordinates");
     std::vector<int> c;
@@ -163,7 +174,9 @@ Status load_hosts(Machine& m, const Torus& torus) {
     if (seen_names.count(w[0])) return located_error(where, "host name " + w[0] + " listed twice");
     seen_names[w[0]] = node;
     m.host_names[node] = w[0];
-  }
+    return Ok{};
+  });
+  if (!read) return read;
   for (int n = 0; n < torus.nodes(); ++n)
     if (m.host_names[n].empty())
       return located_error(m.hosts_path, "no host at coordinates of node " + std::to_string(n) + " (every torus node needs a line)");
@@ -223,27 +236,30 @@ Result<Machine> parse_machine(std::string_view line, const std::string& where) {
 }
 
 Result<Machine> load_machine(const std::string& spec_or_path) {
-  std::ifstream in;
   const bool looks_like_line = spec_or_path.find('=') != std::string::npos || spec_or_path.find(' ') != std::string::npos;
-  if (!looks_like_line) in.open(spec_or_path);
-  if (looks_like_line || !in) {
+  // A directory is never a machine file: "desmos" stays the preset when the
+  // user has a directory of that name.
+  struct stat st {};
+  const bool exists = !looks_like_line && ::stat(spec_or_path.c_str(), &st) == 0;
+  if (looks_like_line || !exists || S_ISDIR(st.st_mode)) {
     for (const MachinePreset& p : machine_presets())
       if (spec_or_path == p.name) return parse_machine(spec_or_path);
+    if (exists) return located_error(spec_or_path, "is a directory, not a machine file");
     if (!looks_like_line) return make_error(spec_or_path + ": neither a machine file nor a preset (" + machine_presets()[0].name + ") nor key=value words");
     return parse_machine(spec_or_path);
   }
+  auto text = read_input_file(spec_or_path);
+  if (!text) return text.error();
   MachineBuilder b;
   b.first_where = spec_or_path;
-  std::string line;
-  int line_no = 0;
-  while (std::getline(in, line)) {
-    ++line_no;
-    const std::string where = spec_or_path + ":" + std::to_string(line_no);
+  Status read = for_each_line(*text, spec_or_path, [&](std::string_view line, const std::string& where) -> Status {
     for (const std::string& word : text::words(text::strip_comment(line))) {
       Status s = b.apply(word, where, false);
-      if (!s) return s.error();
+      if (!s) return s;
     }
-  }
+    return Ok{};
+  });
+  if (!read) return read.error();
   return b.finish();
 }
 
