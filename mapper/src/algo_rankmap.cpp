@@ -27,6 +27,7 @@ namespace {
 
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks
 constexpr int kManySeedsUpTo = 256;         // ranks: every preset but fast runs 8 seeds
+constexpr size_t kDenseArcsPerRank = 64;     // above: one seed only
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -173,7 +174,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // Small jobs can afford the strong preset's seeds within the default's
   // budget (a seed costs ~10 ms at 256 ranks), and seeds are what the result
   // depends on most there (which Scotch run lands on a low-load optimum).
-  const int seeds = huge ? 0 : (large ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
+  // Dense traffic (all-to-all) makes every seed cost seconds for nothing:
+  // on a full torus all its placements tie anyway.
+  const bool dense = g.adjncy.size() > kDenseArcsPerRank * static_cast<size_t>(p.ranks());
+  const int seeds = huge ? 0 : (large || dense ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
   for (int i = 0; i < seeds; ++i) {
     const std::uint64_t seed = derived_seed(p.seed, i);
     say("randomised starts, seed " + std::to_string(seed));

@@ -169,6 +169,10 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
                         std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
+  // Each step routes every flow to find the busiest links' ranks: on dense
+  // traffic (all-to-all: a million flows at 1,024 ranks, and every placement
+  // of a full torus loads the links alike) that costs seconds for nothing.
+  if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return;
   std::vector<std::vector<int>> incident(static_cast<size_t>(n)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
