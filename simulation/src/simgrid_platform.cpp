@@ -5,6 +5,7 @@
 #include <set>
 #include <tuple>
 
+#include "rankmap/limits.hpp"
 #include "rankmap/text.hpp"
 
 namespace rankmap::simulation {
@@ -85,6 +86,12 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
   for (int n : route_nodes)
     if (n < 0 || n >= torus->nodes())
       return make_error("platform: route node " + std::to_string(n) + " out of range 0.." + std::to_string(torus->nodes() - 1));
+  // Full routing lists every ordered pair: the file grows as the square.
+  if (route_nodes.size() > static_cast<size_t>(limits::kMaxPlatformRouteNodes))
+    return make_error("platform: routes between " + std::to_string(route_nodes.size()) + " nodes (" +
+                      std::to_string(route_nodes.size() * route_nodes.size()) + " routes) are above the limit of " +
+                      std::to_string(limits::kMaxPlatformRouteNodes) +
+                      " nodes; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
 
   std::string xml;
   xml.reserve(static_cast<size_t>(route_nodes.size() * route_nodes.size()) * 200 + 100000);

@@ -41,6 +41,39 @@ TEST_CASE("synthetic node descriptions: cores, packages, distances") {
   CHECK(caches->max_core_distance() == 3);
 }
 
+TEST_CASE("large nodes: distances computed without a table equal the tabulated rule") {
+  // 2 packages of 2 L3 of 150 cores: 600 cores, above the 256-core table.
+  auto big = NodeTopology::from_synthetic("package:2,l3cache:2,core:150");
+  REQUIRE(big.ok());
+  REQUIRE(big->cores() == 600);
+  CHECK(big->max_core_distance() == 3);
+  CHECK(big->core_distance(0, 0) == 0);
+  CHECK(big->core_distance(0, 149) == 1);   // same L3
+  CHECK(big->core_distance(0, 150) == 2);   // same package
+  CHECK(big->core_distance(0, 300) == 3);   // other package
+  CHECK(big->core_distance(599, 450) == 1);
+  // The same shape, small enough for the table, gives the same distances.
+  auto small = NodeTopology::from_synthetic("package:2,l3cache:2,core:3");
+  REQUIRE(small.ok());
+  CHECK(small->core_distance(0, 2) == 1);
+  CHECK(small->core_distance(0, 3) == 2);
+  CHECK(small->core_distance(0, 6) == 3);
+  CHECK(small->max_core_distance() == 3);
+}
+
+TEST_CASE("node descriptions above the limits are refused before hwloc loads them") {
+  for (const char* d : {"core:1025", "core:100000", "package:1000,core:1000", "package:8,core:1024", "core:4294967296",
+                        "core:2,pu:2049", "package:2,core:1024,pu:4"}) {
+    INFO(d);
+    auto n = NodeTopology::from_synthetic(d);
+    REQUIRE_FALSE(n.ok());
+    CHECK_THAT(n.error().message, Catch::Contains("the limit"));
+  }
+  auto at_limit = NodeTopology::from_synthetic("package:4,core:1024");
+  REQUIRE(at_limit.ok());
+  CHECK(at_limit->cores() == 4096);
+}
+
 TEST_CASE("bad node descriptions are rejected") {
   CHECK_FALSE(NodeTopology::from_synthetic("package:two,core:6").ok());
   auto missing = NodeTopology::from_xml("/nonexistent/node.xml");

@@ -219,3 +219,50 @@ TEST_CASE("torus: the weighted distance table equals the sum over dimensions, be
       }
   }
 }
+
+TEST_CASE("torus: moves, diameter and mean hops need no per-dimension table") {
+  // The documented rule, written out independently: the shorter way round a
+  // ring, positive on a tie; the plain difference along a chain.
+  auto reference_move = [](int n, bool ring, int a, int b) {
+    if (!ring) return b - a;
+    const int forward = ((b - a) % n + n) % n;
+    const int backward = n - forward;
+    return forward == 0 ? 0 : (forward <= backward ? forward : -backward);
+  };
+  for (const char* line : {"torus=1x2x3x4 wrap=1x1x1x1", "torus=5x6x7 wrap=0x1x0", "torus=2x2 wrap=0x1", "torus=13 wrap=0", "torus=16"}) {
+    INFO(line);
+    const Torus t = make(line);
+    int diameter = 0;
+    long long hop_sum = 0;
+    for (int a = 0; a < t.nodes(); ++a)
+      for (int b = 0; b < t.nodes(); ++b) {
+        for (int d = 0; d < t.dims(); ++d) {
+          const int n = t.size(d);
+          REQUIRE(t.dim_moves(a, b, d) == reference_move(n, t.wraps(d), t.coord(a, d), t.coord(b, d)));
+        }
+        diameter = std::max(diameter, t.hops(a, b));
+        hop_sum += t.hops(a, b);
+      }
+    CHECK(t.diameter() == diameter);
+    CHECK(t.mean_hops() == Approx(static_cast<double>(hop_sum) / (static_cast<double>(t.nodes()) * t.nodes())).epsilon(1e-14));
+  }
+  // One long dimension costs memory linear in its size (a table was 7 GB at 30,000).
+  const Torus ring = make("torus=30000");
+  CHECK(ring.diameter() == 15000);
+  CHECK(ring.mean_hops() == 7500);
+  CHECK(ring.dim_moves(0, 15000, 0) == 15000);
+  CHECK(ring.dim_moves(0, 15001, 0) == -14999);
+  const Torus chain = make("torus=1048576 wrap=0");
+  CHECK(chain.diameter() == 1048575);
+  CHECK(chain.hops(0, 1048575) == 1048575);
+}
+
+TEST_CASE("torus: at most 1,048,576 nodes") {
+  CHECK(parse_machine("torus=1024x1024").ok());
+  auto big = parse_machine("torus=1024x1025");
+  REQUIRE_FALSE(big.ok());
+  CHECK_THAT(big.error().message, Catch::Contains("more than 1048576 nodes, the limit"));
+  auto dim = parse_machine("torus=1048577");
+  REQUIRE_FALSE(dim.ok());
+  CHECK_THAT(dim.error().message, Catch::Contains("each 1 to 1048576"));
+}

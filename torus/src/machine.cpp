@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "rankmap/input_file.hpp"
+#include "rankmap/limits.hpp"
 #include "rankmap/text.hpp"
 
 namespace rankmap {
@@ -101,8 +102,10 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
   if (value.empty()) return bad("empty value");
 
   if (key == "torus") {
-    auto dims = parse_dims(value, 1, 1 << 20);
-    if (!dims) return bad("expected sizes like 4x2x2x2 (1 to 8 dimensions, each >= 1)");
+    auto dims = parse_dims(value, 1, limits::kMaxNodes);
+    if (!dims)
+      return bad("expected sizes like 4x2x2x2 (1 to 8 dimensions, each 1 to " + std::to_string(limits::kMaxNodes) +
+                 ", at most " + std::to_string(limits::kMaxNodes) + " nodes in all)");
     m.sizes = *dims;
     have_torus = true;
   } else if (key == "wrap") {
@@ -112,8 +115,8 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
     wrap_set = true;
     wrap_explicit = !from_preset;
   } else if (key == "links") {
-    auto dims = parse_dims(value, 1, 64);
-    if (!dims) return bad("expected link counts >= 1 per dimension, like 1x2x2");
+    auto dims = parse_dims(value, 1, limits::kMaxLinks);
+    if (!dims) return bad("expected link counts 1 to " + std::to_string(limits::kMaxLinks) + " per dimension, like 1x2x2");
     m.links = *dims;
     links_set = true;
     links_explicit = !from_preset;

@@ -1,9 +1,15 @@
 #include "rankmap/node.hpp"
 
 #include <hwloc.h>
+#include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
 #include <memory>
+
+#include "rankmap/limits.hpp"
 
 namespace rankmap {
 
@@ -18,6 +24,36 @@ struct TopologyDeleter {
 };
 using TopologyHandle = std::unique_ptr<hwloc_topology, TopologyDeleter>;
 
+// hwloc's synthetic loader is superlinear in the children of one object and
+// in the PUs of the node (core:8192 takes 11 s, package:1000,core:1000 does
+// not finish): the arities are checked before hwloc sees the description.
+// Each level is "type:N" with optional attributes in parentheses; words
+// without a count (memory children in brackets) do not multiply.
+Status check_synthetic_size(const std::string& spaced, const std::string& description) {
+  long long pus = 1;
+  size_t pos = 0;
+  while (pos < spaced.size()) {
+    const size_t end = std::min(spaced.find(' ', pos), spaced.size());
+    const std::string word = spaced.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t colon = word.find(':');
+    if (colon == std::string::npos) continue;
+    long long arity = 0;
+    size_t i = colon + 1;
+    for (; i < word.size() && word[i] >= '0' && word[i] <= '9'; ++i)
+      arity = std::min<long long>(arity * 10 + (word[i] - '0'), limits::kMaxNodeArity + 1LL);
+    if (i == colon + 1) continue;  // no count: hwloc judges the word
+    if (arity > limits::kMaxNodeArity)
+      return make_error("node description '" + description + "': '" + word.substr(0, i) + "' puts more than " +
+                        std::to_string(limits::kMaxNodeArity) + " objects under one parent, the limit");
+    pus *= std::max(arity, 1LL);
+    if (pus > limits::kMaxNodePus)
+      return make_error("node description '" + description + "' has more than " + std::to_string(limits::kMaxNodePus) +
+                        " PUs (hardware threads), the limit");
+  }
+  return Ok{};
+}
+
 Result<TopologyHandle> new_topology() {
   hwloc_topology_t raw = nullptr;
   if (hwloc_topology_init(&raw) != 0) return make_error("hwloc_topology_init failed");
@@ -30,6 +66,10 @@ Result<NodeTopology> NodeTopologyBuilder::build(hwloc_topology_t topo) {
   NodeTopology node;
   const int n_cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
   if (n_cores <= 0) return make_error("node topology has no cores");
+  const int n_pus = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PU);
+  if (n_pus > limits::kMaxNodePus)
+    return make_error("node topology has " + std::to_string(n_pus) + " PUs (hardware threads), more than the limit of " +
+                      std::to_string(limits::kMaxNodePus));
   node.packages_ = std::max(1, hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE));
 
   // Levels that can group cores, innermost first. A level only counts where
@@ -37,24 +77,30 @@ Result<NodeTopology> NodeTopologyBuilder::build(hwloc_topology_t topo) {
   // machines would otherwise make every pair of cores look farther apart.
   const hwloc_obj_type_t candidate_levels[] = {HWLOC_OBJ_L2CACHE, HWLOC_OBJ_L3CACHE, HWLOC_OBJ_GROUP,
                                                HWLOC_OBJ_DIE,     HWLOC_OBJ_PACKAGE, HWLOC_OBJ_MACHINE};
-  std::vector<hwloc_obj_type_t> levels;
-  for (hwloc_obj_type_t type : candidate_levels) {
-    const int count = hwloc_get_nbobjs_by_type(topo, type);
-    for (int i = 0; i < count; ++i) {
-      hwloc_obj_t obj = hwloc_get_obj_by_type(topo, type, static_cast<unsigned>(i));
-      if (hwloc_get_nbobjs_inside_cpuset_by_type(topo, obj->cpuset, HWLOC_OBJ_CORE) > 1) {
-        levels.push_back(type);
-        break;
-      }
-    }
-  }
-
   std::vector<hwloc_obj_t> cores(static_cast<size_t>(n_cores));
+  for (int c = 0; c < n_cores; ++c) cores[c] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(c));
+  // Each core's ancestor at every level kept, as the ancestor's logical index
+  // (-1: none), found once per core: O(cores x depth), where comparing
+  // ancestors pair by pair was O(cores^2 x depth) (core:4000 took seconds).
+  std::vector<std::vector<int>> ancestors;  // per kept level, per core
+  for (hwloc_obj_type_t type : candidate_levels) {
+    std::vector<int> of_core(static_cast<size_t>(n_cores), -1);
+    std::vector<int> cores_under(static_cast<size_t>(std::max(0, hwloc_get_nbobjs_by_type(topo, type))), 0);
+    bool groups_cores = false;
+    for (int c = 0; c < n_cores; ++c) {
+      hwloc_obj_t above = hwloc_get_ancestor_obj_by_type(topo, type, cores[c]);
+      if (!above || above->logical_index >= cores_under.size()) continue;
+      of_core[c] = static_cast<int>(above->logical_index);
+      groups_cores |= ++cores_under[above->logical_index] > 1;
+    }
+    if (groups_cores) ancestors.push_back(std::move(of_core));
+  }
+  const int levels = static_cast<int>(ancestors.size());
+
   node.core_package_.resize(static_cast<size_t>(n_cores));
   node.core_pus_.resize(static_cast<size_t>(n_cores));
   node.core_in_package_.resize(static_cast<size_t>(n_cores));
   for (int c = 0; c < n_cores; ++c) {
-    cores[c] = hwloc_get_obj_by_type(topo, HWLOC_OBJ_CORE, static_cast<unsigned>(c));
     hwloc_obj_t pkg = hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_PACKAGE, cores[c]);
     node.core_package_[c] = pkg ? static_cast<int>(pkg->logical_index) : 0;
     // Logical indices follow the tree: a package's cores are numbered
@@ -67,23 +113,19 @@ Result<NodeTopology> NodeTopologyBuilder::build(hwloc_topology_t topo) {
     if (node.core_pus_[c].empty()) return make_error("core " + std::to_string(c) + " has no PU");
   }
 
-  node.core_distance_.assign(static_cast<size_t>(n_cores) * n_cores, 0);
-  const int far = static_cast<int>(levels.size()) + 1;
-  for (int a = 0; a < n_cores; ++a) {
-    for (int b = 0; b < n_cores; ++b) {
-      if (a == b) continue;
-      int distance = far;
-      for (size_t l = 0; l < levels.size(); ++l) {
-        hwloc_obj_t pa = hwloc_get_ancestor_obj_by_type(topo, levels[l], cores[a]);
-        hwloc_obj_t pb = hwloc_get_ancestor_obj_by_type(topo, levels[l], cores[b]);
-        if (pa && pa == pb) {
-          distance = static_cast<int>(l) + 1;
-          break;
-        }
-      }
-      node.core_distance_[static_cast<size_t>(a) * n_cores + b] = distance;
-      node.max_core_distance_ = std::max(node.max_core_distance_, distance);
-    }
+  node.levels_ = levels;
+  node.core_groups_.resize(static_cast<size_t>(n_cores) * levels);
+  for (int c = 0; c < n_cores; ++c)
+    for (int l = 0; l < levels; ++l) node.core_groups_[static_cast<size_t>(c) * levels + l] = ancestors[l][c];
+  // The largest distance over all pairs (at most 4096^2 / 2 pairs of a few
+  // integer comparisons); the table of all of them only for small nodes.
+  const int far = levels + 1;
+  for (int a = 0; a < n_cores && node.max_core_distance_ < far; ++a)
+    for (int b = a + 1; b < n_cores; ++b) node.max_core_distance_ = std::max(node.max_core_distance_, node.computed_core_distance(a, b));
+  if (n_cores <= NodeTopology::kDistanceTableCores) {
+    node.core_distance_.assign(static_cast<size_t>(n_cores) * n_cores, 0);
+    for (int a = 0; a < n_cores; ++a)
+      for (int b = 0; b < n_cores; ++b) node.core_distance_[static_cast<size_t>(a) * n_cores + b] = node.computed_core_distance(a, b);
   }
 
   char buf[4096];
@@ -101,6 +143,8 @@ Result<NodeTopology> NodeTopology::from_synthetic(const std::string& description
   if (last_level.rfind("pu:", 0) != 0 && last_level.rfind("PU:", 0) != 0) spaced += " pu:1";
   auto topo = new_topology();
   if (!topo) return topo.error();
+  Status size = check_synthetic_size(spaced, description);
+  if (!size) return size.error();
   if (hwloc_topology_set_synthetic(topo->get(), spaced.c_str()) != 0)
     return make_error("invalid hwloc synthetic node description '" + description + "'");
   if (hwloc_topology_load(topo->get()) != 0) return make_error("hwloc cannot load node description '" + description + "'");
@@ -108,6 +152,12 @@ Result<NodeTopology> NodeTopology::from_synthetic(const std::string& description
 }
 
 Result<NodeTopology> NodeTopology::from_xml(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return located_error(path, std::string("cannot open hwloc XML topology: ") + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) return located_error(path, "is not a regular file (an hwloc XML topology is one)");
+  if (static_cast<std::uint64_t>(st.st_size) > limits::kMaxNodeXmlBytes)
+    return located_error(path, "larger than the limit of " + std::to_string(limits::kMaxNodeXmlBytes >> 20) +
+                                   " MiB for an hwloc XML topology");
   auto topo = new_topology();
   if (!topo) return topo.error();
   if (hwloc_topology_set_xml(topo->get(), path.c_str()) != 0)

@@ -5,13 +5,10 @@
 #include <cstdlib>
 #include <string>
 
+#include "rankmap/limits.hpp"
+
 namespace rankmap {
 
-namespace {
-constexpr int kMaxDims = 8;
-// Node counts are ints throughout; 2^24 nodes is far beyond any torus built.
-constexpr long long kMaxNodes = 1LL << 24;
-}  // namespace
 
 Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std::vector<int> links,
                             double link_bw) {
@@ -25,7 +22,8 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
     if (sizes[d] < 1) return make_error("dimension sizes must be >= 1");
     if (links[d] < 1) return make_error("links per dimension must be >= 1");
     nodes *= sizes[d];
-    if (nodes > kMaxNodes) return make_error("torus has too many nodes");
+    if (nodes > limits::kMaxNodes)
+      return make_error("torus has more than " + std::to_string(limits::kMaxNodes) + " nodes, the limit");
   }
 
   Torus t;
@@ -34,6 +32,7 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
   t.links_ = std::move(links);
   t.link_bw_ = link_bw;
   t.nodes_ = static_cast<int>(nodes);
+  for (size_t d = 0; d < dims; ++d) t.ring_size_[d] = t.wrap_[d] ? t.sizes_[d] : 0;
   t.strides_.resize(dims);
   int stride = 1;
   for (size_t d = 0; d < dims; ++d) {
@@ -44,30 +43,6 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
   for (int n = 0; n < t.nodes_; ++n)
     for (size_t d = 0; d < dims; ++d) t.coords_[static_cast<size_t>(n) * dims + d] = (n / t.strides_[d]) % t.sizes_[d];
 
-  // Per-dimension move tables: the routing decision of one dimension depends
-  // only on the two coordinates, so precompute it once.
-  t.dim_moves_.resize(dims);
-  t.dim_hops_.resize(dims);
-  for (size_t d = 0; d < dims; ++d) {
-    const int n = t.sizes_[d];
-    t.dim_moves_[d].resize(static_cast<size_t>(n) * n);
-    t.dim_hops_[d].resize(static_cast<size_t>(n) * n);
-    for (int a = 0; a < n; ++a) {
-      for (int b = 0; b < n; ++b) {
-        int move;
-        if (!t.wrap_[d]) {
-          move = b - a;
-        } else {
-          const int forward = ((b - a) % n + n) % n;
-          const int backward = n - forward;
-          // Tie (exactly half a ring, including every move on a size-2 ring): go positive.
-          move = forward == 0 ? 0 : (forward <= backward ? forward : -backward);
-        }
-        t.dim_moves_[d][static_cast<size_t>(a) * n + b] = move;
-        t.dim_hops_[d][static_cast<size_t>(a) * n + b] = std::abs(move);
-      }
-    }
-  }
   if (t.nodes_ <= kDistanceTableNodes) {
     t.weighted_table_.resize(static_cast<size_t>(t.nodes_) * static_cast<size_t>(t.nodes_));
     for (int a = 0; a < t.nodes_; ++a)
@@ -100,9 +75,7 @@ int Torus::neighbor(int node, int d, Direction dir) const {
   return node + (next - c) * strides_[d];
 }
 
-int Torus::dim_moves(int a, int b, int d) const {
-  return dim_moves_[d][static_cast<size_t>(coord(a, d)) * sizes_[d] + coord(b, d)];
-}
+int Torus::dim_moves(int a, int b, int d) const { return dim_move(d, coord(a, d), coord(b, d)); }
 
 int Torus::hops(int a, int b) const {
   int h = 0;
@@ -164,20 +137,30 @@ int Torus::link_count() const {
 }
 
 int Torus::diameter() const {
+  // The farthest coordinate along a ring is half way round, along a chain the other end.
   int dia = 0;
-  for (int d = 0; d < dims(); ++d) dia += *std::max_element(dim_hops_[d].begin(), dim_hops_[d].end());
+  for (int d = 0; d < dims(); ++d) dia += wrap_[d] ? sizes_[d] / 2 : sizes_[d] - 1;
   return dia;
 }
 
 double Torus::mean_hops() const {
   // Hop distance is a sum over dimensions, and over all ordered pairs every
   // coordinate pair of a dimension appears equally often: the mean is the sum
-  // of the per-dimension means.
+  // of the per-dimension means. The sum over a dimension's n^2 coordinate
+  // pairs takes O(n): a ring looks the same from every coordinate, so it is n
+  // times the sum from coordinate 0; a chain has 2 (n - k) pairs k apart.
+  // (Exact integers, so the mean is what summing all pairs gives.)
   double mean = 0;
   for (int d = 0; d < dims(); ++d) {
+    const long long n = sizes_[d];
     long long sum = 0;
-    for (int h : dim_hops_[d]) sum += h;
-    mean += static_cast<double>(sum) / static_cast<double>(dim_hops_[d].size());
+    if (wrap_[d]) {
+      for (int b = 0; b < n; ++b) sum += std::abs(dim_move(d, 0, b));
+      sum *= n;
+    } else {
+      for (long long k = 1; k < n; ++k) sum += 2 * k * (n - k);
+    }
+    mean += static_cast<double>(sum) / static_cast<double>(static_cast<size_t>(n) * static_cast<size_t>(n));
   }
   return mean;
 }

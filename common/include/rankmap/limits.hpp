@@ -24,6 +24,9 @@ constexpr int kMaxLinks = 64;
 // (core:8192 takes 11 s, core:16384 over 2 minutes; the limits take < 0.5 s).
 constexpr int kMaxNodePus = 4096;
 constexpr int kMaxNodeArity = 1024;
+// Nodes between which a SimGrid platform lists every route (nodes^2 routes:
+// 512 nodes make 85 MB, 2,048 about 1.4 GB).
+constexpr int kMaxPlatformRouteNodes = 2048;
 // An hwloc XML file of one node.
 constexpr std::uint64_t kMaxNodeXmlBytes = std::uint64_t{64} << 20;  // 64 MiB
 

@@ -30,7 +30,11 @@ class NodeTopology {
   // topology level that separates them (shared L2 < shared L3 < same package <
   // same machine). Computed from the type of the common ancestor, so per-core
   // cache levels on real machines do not inflate it.
-  int core_distance(int a, int b) const { return core_distance_[static_cast<size_t>(a) * cores() + b]; }
+  int core_distance(int a, int b) const {
+    if (!core_distance_.empty()) return core_distance_[static_cast<size_t>(a) * cores() + b];
+    return computed_core_distance(a, b);
+  }
+  static constexpr int kDistanceTableCores = 256;  // a table of 256 KB at most
   int max_core_distance() const { return max_core_distance_; }
   // hwloc's synthetic export of the loaded topology (for messages and files).
   const std::string& synthetic() const { return synthetic_; }
@@ -40,7 +44,18 @@ class NodeTopology {
   std::vector<int> core_package_;
   std::vector<std::vector<int>> core_pus_;
   std::vector<int> core_in_package_;
-  std::vector<int> core_distance_;
+  int computed_core_distance(int a, int b) const {
+    if (a == b) return 0;
+    const int* ga = &core_groups_[static_cast<size_t>(a) * levels_];
+    const int* gb = &core_groups_[static_cast<size_t>(b) * levels_];
+    for (int l = 0; l < levels_; ++l)
+      if (ga[l] >= 0 && ga[l] == gb[l]) return l + 1;
+    return levels_ + 1;
+  }
+
+  int levels_ = 0;                   // topology levels that group cores, innermost first
+  std::vector<int> core_groups_;     // cores x levels: logical index of the core's ancestor, -1 none
+  std::vector<int> core_distance_;   // cores x cores, only up to kDistanceTableCores
   int max_core_distance_ = 0;
   std::string synthetic_;
   friend struct NodeTopologyBuilder;

@@ -48,6 +48,7 @@ struct LinkLoadSummary {
 
 class Torus {
  public:
+  static constexpr int kMaxDims = 8;
   // sizes: 1..8 dimensions, each >= 1. wrap[d]: true for a ring, false for a
   // chain. links[d] >= 1: parallel physical links between two neighbours.
   // link_bw: bytes per second of one physical link in one direction.
@@ -110,7 +111,23 @@ class Torus {
 
  private:
   Torus() = default;
-  int dim_distance(int d, int ca, int cb) const { return dim_hops_[d][ca * sizes_[d] + cb]; }
+  // Signed steps along d from coordinate ca to cb, computed: a table per
+  // dimension is quadratic in its size (torus=30000 took 7 GB).
+  int dim_move(int d, int ca, int cb) const {
+    const int diff = cb - ca;  // in (-n, n)
+    const int n = ring_size_[d];
+    if (n == 0) return diff;   // a chain
+    const int forward = diff < 0 ? diff + n : diff;
+    // Tie (exactly half a ring, including every move on a size-2 ring): go positive.
+    return forward <= n - forward ? forward : forward - n;
+  }
+  int dim_distance(int d, int ca, int cb) const {
+    const int diff = cb - ca;
+    const int n = ring_size_[d];
+    if (n == 0) return diff < 0 ? -diff : diff;
+    const int forward = diff < 0 ? diff + n : diff;
+    return forward <= n - forward ? forward : n - forward;
+  }
   double weighted_distance_computed(int a, int b) const;
 
   std::vector<int> sizes_;
@@ -120,8 +137,7 @@ class Torus {
   int nodes_ = 0;
   std::vector<int> strides_;
   std::vector<int> coords_;                  // nodes x dims
-  std::vector<std::vector<int>> dim_moves_;  // per dim, signed moves ca -> cb
-  std::vector<std::vector<int>> dim_hops_;   // per dim, |moves|
+  int ring_size_[kMaxDims] = {};             // per dim, its size if a ring, 0 if a chain
   std::vector<double> weighted_table_;       // nodes x nodes, empty above kDistanceTableNodes
 };
 
