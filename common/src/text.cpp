@@ -147,6 +147,16 @@ std::string format_double(double v) {
   return buf;
 }
 
+std::string excerpt(std::string_view s, size_t max_chars) {
+  std::string out;
+  for (size_t i = 0; i < s.size() && i < max_chars; ++i) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    out += c < 0x20 || c == 0x7f ? '?' : static_cast<char>(c);
+  }
+  if (s.size() > max_chars) out += "... (" + std::to_string(s.size()) + " bytes)";
+  return out;
+}
+
 std::string xml_escape(std::string_view s) {
   std::string out;
   out.reserve(s.size());

@@ -70,7 +70,7 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         if (w.size() != 2 || w[0] != "rankmap-mapping") return fail("not a rankmap mapping (first line must be 'rankmap-mapping 1')");
         auto v = text::parse_int(w[1]);
         if (!v) return fail("bad version line, expected 'rankmap-mapping 1'");
-        if (*v != kMappingVersion) return fail("unsupported mapping version " + w[1] + " (this rankmap reads version 1)");
+        if (*v != kMappingVersion) return fail("unsupported mapping version " + text::excerpt(w[1]) + " (this rankmap reads version 1)");
         state = kMachine;
         break;
       }
@@ -89,10 +89,10 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         auto v = w.size() == 2 && w[0] == "ranks" ? text::parse_int(w[1]) : std::nullopt;
         if (!v || *v < 1) return fail("expected 'ranks <P>' with P >= 1");
         if (*v > limits::kMaxRanks)
-          return fail("'ranks " + w[1] + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
+          return fail("'ranks " + text::excerpt(w[1]) + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
         const long long cores = static_cast<long long>(m.machine.nodes()) * checker->cores();
         if (*v > cores)
-          return fail("'ranks " + w[1] + "' but the machine has " + std::to_string(cores) + " cores (one rank a core)");
+          return fail("'ranks " + text::excerpt(w[1]) + "' but the machine has " + std::to_string(cores) + " cores (one rank a core)");
         ranks = static_cast<int>(*v);
         // A short file with a big 'ranks' is truncated (said at its end), and
         // must not cost memory first.
@@ -112,15 +112,15 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         auto core = as_index(text::parse_int(w[3]));
         if (!rank || *rank != static_cast<long long>(m.placement.size()))
           return fail(static_cast<int>(m.placement.size()) >= ranks ? "more rank lines than 'ranks " + std::to_string(ranks) + "'"
-                                                                     : "expected rank " + std::to_string(m.placement.size()) + " here (rank order), got '" + w[0] + "'");
+                                                                     : "expected rank " + std::to_string(m.placement.size()) + " here (rank order), got '" + text::excerpt(w[0]) + "'");
         if (*rank >= ranks) return fail("more rank lines than 'ranks " + std::to_string(ranks) + "'");
-        if (!node) return fail("node '" + w[1] + "' is not a node index");
-        if (!core) return fail("core '" + w[3] + "' is not a core index");
+        if (!node) return fail("node '" + text::excerpt(w[1]) + "' is not a node index");
+        if (!core) return fail("core '" + text::excerpt(w[3]) + "' is not a core index");
         const Placement placement{*node, *core};
         Status valid = checker->add(placement, reader.where());
         if (!valid) return valid.error();
         if (w[2] != m.machine.host_name(placement.node))
-          return fail("host '" + w[2] + "' is not node " + w[1] + " (that is " + m.machine.host_name(placement.node) + ")");
+          return fail("host '" + text::excerpt(w[2]) + "' is not node " + text::excerpt(w[1]) + " (that is " + m.machine.host_name(placement.node) + ")");
         m.placement.push_back(placement);
         break;
       }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -30,6 +31,13 @@ constexpr size_t kMinRankLineBytes = 32;
 // 'world' lines can reach it (more than 128 of them in a minimal profile).
 constexpr size_t kCommunicatorMembersPerByte = 4;
 
+// The mapper and the evaluator add counts up in doubles: above 2^53 a count
+// would no longer be the one in the file.
+std::string too_big(const std::string& word) {
+  return "count '" + text::excerpt(word) + "' is above 2^53 = " + std::to_string(limits::kMaxTrafficCount) +
+         ", the largest rankmap holds exactly";
+}
+
 bool valid_op_name(const std::string& op) {
   if (op.empty()) return false;
   for (char c : op)
@@ -50,7 +58,10 @@ Status Profile::check() const {
     std::unordered_set<std::uint64_t> seen;
     for (const PairTraffic& t : *list) {
       if (t.src < 0 || t.src >= ranks || t.dst < 0 || t.dst >= ranks) return make_error("traffic record names a rank out of range");
+      if (t.src == t.dst) return make_error("traffic record from a rank to itself");
       if (t.messages == 0 && t.bytes == 0) return make_error("zero traffic record");
+      if (t.messages > limits::kMaxTrafficCount || t.bytes > limits::kMaxTrafficCount)
+        return make_error("traffic record above 2^53 messages or bytes");
       if (!seen.insert(pair_key(t.src, t.dst)).second) return make_error("duplicate traffic record for a pair");
     }
   }
@@ -62,6 +73,8 @@ Status Profile::check() const {
   }
   for (const CollectiveRecord& c : collectives) {
     if (!comm_ids.count(c.comm)) return make_error("collective on unknown communicator " + std::to_string(c.comm));
+    if (c.calls > limits::kMaxTrafficCount || c.bytes > limits::kMaxTrafficCount)
+      return make_error("collective record above 2^53 calls or bytes");
     if (!valid_op_name(c.op)) return make_error("bad collective name '" + c.op + "'");
   }
   return Ok{};
@@ -77,6 +90,8 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
   size_t communicator_members = 0;
   std::vector<std::string> w;
 
+  // User words quoted in a message are cut short (a record can be 16 MB).
+  auto x = [](const std::string& s) { return text::excerpt(s); };
   while (reader.next(raw)) {
     w = text::words(text::strip_comment(raw));
     if (w.empty()) continue;
@@ -85,7 +100,7 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       if (w[0] != "commprof") return fail("not a commprof profile (first line must be 'commprof 1')");
       auto v = w.size() == 2 ? text::parse_int(w[1]) : std::nullopt;
       if (!v) return fail("bad version line, expected 'commprof 1'");
-      if (*v != kProfileVersion) return fail("unsupported profile version " + w[1] + " (this rankmap reads version 1)");
+      if (*v != kProfileVersion) return fail("unsupported profile version " + x(w[1]) + " (this rankmap reads version 1)");
       have_header = true;
       continue;
     }
@@ -95,7 +110,7 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       auto v = w.size() == 2 ? text::parse_int(w[1]) : std::nullopt;
       if (!v || *v < 1) return fail("bad 'ranks' line, expected 'ranks <P>' with P >= 1");
       if (*v > limits::kMaxRanks)
-        return fail("'ranks " + w[1] + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
+        return fail("'ranks " + x(w[1]) + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
       p.ranks = static_cast<int>(*v);
       // A short file with a big 'ranks' is truncated (said at its end), and
       // must not cost memory first.
@@ -103,7 +118,7 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       have_ranks = true;
       continue;
     }
-    if (!have_ranks) return fail("record '" + kind + "' before the 'ranks' line");
+    if (!have_ranks) return fail("record '" + x(kind) + "' before the 'ranks' line");
     auto rank_arg = [&](const std::string& s) -> int {
       auto v = text::parse_int(s);
       return (v && *v >= 0 && *v < p.ranks) ? static_cast<int>(*v) : -1;
@@ -112,14 +127,14 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
     if (kind == "rank") {
       if (w.size() < 2) return fail("bad 'rank' line");
       const int r = rank_arg(w[1]);
-      if (r < 0) return fail("rank '" + w[1] + "' out of range 0.." + std::to_string(p.ranks - 1));
+      if (r < 0) return fail("rank '" + x(w[1]) + "' out of range 0.." + std::to_string(p.ranks - 1));
       if (r != static_cast<int>(p.rank_info.size()))
-        return fail("rank lines must come in rank order: expected rank " + std::to_string(p.rank_info.size()) + ", got " + w[1]);
+        return fail("rank lines must come in rank order: expected rank " + std::to_string(p.rank_info.size()) + ", got " + x(w[1]));
       RankInfo info;
       bool host = false, core = false, wall = false, mpi = false;
       for (size_t i = 2; i < w.size(); ++i) {
         const size_t eq = w[i].find('=');
-        if (eq == std::string::npos) return fail("bad field '" + w[i] + "' in 'rank' line (expected key=value)");
+        if (eq == std::string::npos) return fail("bad field '" + x(w[i]) + "' in 'rank' line (expected key=value)");
         const std::string key = w[i].substr(0, eq), value = w[i].substr(eq + 1);
         if (key == "host") {
           if (value.empty()) return fail("empty host name");
@@ -127,12 +142,14 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
           host = true;
         } else if (key == "core") {
           auto v = text::parse_int(value);
-          if (!v || *v < -1) return fail("bad core '" + value + "'");
+          if (!v || *v < -1 || *v > std::numeric_limits<int>::max())
+            return fail("bad core '" + x(value) + "' (expected -1 or a CPU number up to " +
+                        std::to_string(std::numeric_limits<int>::max()) + ")");
           info.core = static_cast<int>(*v);
           core = true;
         } else if (key == "wall" || key == "mpi") {
           auto v = text::parse_double(value);
-          if (!v || *v < 0) return fail("bad " + key + " time '" + value + "'");
+          if (!v || *v < 0) return fail("bad " + key + " time '" + x(value) + "'");
           (key == "wall" ? info.wall : info.mpi) = *v;
           (key == "wall" ? wall : mpi) = true;
         }
@@ -141,21 +158,25 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       if (!host || !core || !wall || !mpi) return fail("'rank' line needs host=, core=, wall= and mpi=");
       p.rank_info.push_back(std::move(info));
     } else if (kind == "p2p" || kind == "osc") {
-      if (w.size() != 5) return fail("bad '" + kind + "' line, expected '" + kind + " <src> <dst> <count> <bytes>'");
+      if (w.size() != 5) return fail("bad '" + x(kind) + "' line, expected '" + x(kind) + " <src> <dst> <count> <bytes>'");
       const int src = rank_arg(w[1]), dst = rank_arg(w[2]);
-      if (src < 0) return fail("source rank '" + w[1] + "' out of range 0.." + std::to_string(p.ranks - 1));
-      if (dst < 0) return fail("destination rank '" + w[2] + "' out of range 0.." + std::to_string(p.ranks - 1));
+      if (src < 0) return fail("source rank '" + x(w[1]) + "' out of range 0.." + std::to_string(p.ranks - 1));
+      if (dst < 0) return fail("destination rank '" + x(w[2]) + "' out of range 0.." + std::to_string(p.ranks - 1));
+      if (src == dst)
+        return fail("'" + kind + "' line from rank " + w[1] + " to itself (traffic to oneself crosses no link and is never recorded)");
       auto count = text::parse_uint64(w[3]);
       auto bytes = text::parse_uint64(w[4]);
-      if (!count || !bytes) return fail("bad count or byte number in '" + kind + "' line");
-      if (*count == 0 && *bytes == 0) return fail("'" + kind + "' line with no traffic");
+      if (!count || !bytes) return fail("bad count or byte number in '" + x(kind) + "' line");
+      if (*count > limits::kMaxTrafficCount || *bytes > limits::kMaxTrafficCount)
+        return fail(too_big(*count > limits::kMaxTrafficCount ? w[3] : w[4]));
+      if (*count == 0 && *bytes == 0) return fail("'" + x(kind) + "' line with no traffic");
       auto& seen = kind == "p2p" ? seen_p2p : seen_osc;
-      if (!seen.insert(pair_key(src, dst)).second) return fail("second '" + kind + "' line for " + w[1] + " -> " + w[2]);
+      if (!seen.insert(pair_key(src, dst)).second) return fail("second '" + x(kind) + "' line for " + x(w[1]) + " -> " + x(w[2]));
       (kind == "p2p" ? p.p2p : p.one_sided).push_back(PairTraffic{src, dst, *count, *bytes});
     } else if (kind == "comm") {
       if (w.size() < 3) return fail("bad 'comm' line, expected 'comm <id> world' or 'comm <id> <size> <ranks...>'");
       auto id = text::parse_int(w[1]);
-      if (!id || *id < 0 || *id > (1LL << 31) - 1) return fail("bad communicator id '" + w[1] + "'");
+      if (!id || *id < 0 || *id > (1LL << 31) - 1) return fail("bad communicator id '" + x(w[1]) + "'");
       CommunicatorRecord c{static_cast<int>(*id), {}};
       // Checked before any member is stored: 'world' is a few bytes for P ranks.
       const size_t members = w[2] == "world" ? static_cast<size_t>(p.ranks) : w.size() - 3;
@@ -170,34 +191,37 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
         for (int r = 0; r < p.ranks; ++r) c.world_ranks[r] = r;
       } else {
         auto size = text::parse_int(w[2]);
-        if (!size || *size < 1 || *size > p.ranks) return fail("bad communicator size '" + w[2] + "'");
-        if (static_cast<long long>(w.size()) != 3 + *size) return fail("communicator size " + w[2] + " but " + std::to_string(w.size() - 3) + " ranks listed");
+        if (!size || *size < 1 || *size > p.ranks) return fail("bad communicator size '" + x(w[2]) + "'");
+        if (static_cast<long long>(w.size()) != 3 + *size) return fail("communicator size " + x(w[2]) + " but " + std::to_string(w.size() - 3) + " ranks listed");
         std::unordered_set<int> members;
         for (size_t i = 3; i < w.size(); ++i) {
           const int r = rank_arg(w[i]);
-          if (r < 0) return fail("communicator member '" + w[i] + "' out of range");
-          if (!members.insert(r).second) return fail("rank " + w[i] + " listed twice in communicator");
+          if (r < 0) return fail("communicator member '" + x(w[i]) + "' out of range");
+          if (!members.insert(r).second) return fail("rank " + x(w[i]) + " listed twice in communicator");
           c.world_ranks.push_back(r);
         }
       }
-      if (!comm_ids.insert(c.id).second) return fail("communicator " + w[1] + " defined twice");
+      if (!comm_ids.insert(c.id).second) return fail("communicator " + x(w[1]) + " defined twice");
       p.communicators.push_back(std::move(c));
     } else if (kind == "coll") {
       if (w.size() != 6) return fail("bad 'coll' line, expected 'coll <comm> <op> <root> <calls> <bytes>'");
       auto comm = text::parse_int(w[1]);
-      if (!comm || !comm_ids.count(static_cast<int>(*comm))) return fail("collective on undefined communicator '" + w[1] + "'");
-      if (!valid_op_name(w[2])) return fail("bad collective name '" + w[2] + "'");
+      // Range first: 4294967296 must not wrap onto communicator 0.
+      if (!comm || *comm < 0 || *comm > std::numeric_limits<int>::max() || !comm_ids.count(static_cast<int>(*comm))) return fail("collective on undefined communicator '" + x(w[1]) + "'");
+      if (!valid_op_name(w[2])) return fail("bad collective name '" + x(w[2]) + "'");
       auto root = text::parse_int(w[3]);
       auto calls = text::parse_uint64(w[4]);
       auto bytes = text::parse_uint64(w[5]);
-      if (!root || *root < -1) return fail("bad root '" + w[3] + "'");
+      if (!root || *root < -1) return fail("bad root '" + x(w[3]) + "'");
       const auto& members = std::find_if(p.communicators.begin(), p.communicators.end(),
                                          [&](const CommunicatorRecord& c) { return c.id == *comm; })->world_ranks;
-      if (*root >= static_cast<long long>(members.size())) return fail("root " + w[3] + " outside communicator " + w[1]);
+      if (*root >= static_cast<long long>(members.size())) return fail("root " + x(w[3]) + " outside communicator " + x(w[1]));
       if (!calls || !bytes || *calls == 0) return fail("bad call count or byte number in 'coll' line");
+      if (*calls > limits::kMaxTrafficCount || *bytes > limits::kMaxTrafficCount)
+        return fail(too_big(*calls > limits::kMaxTrafficCount ? w[4] : w[5]));
       p.collectives.push_back(CollectiveRecord{static_cast<int>(*comm), w[2], static_cast<int>(*root), *calls, *bytes});
     } else {
-      if (warnings) warnings->push_back(reader.where() + ": unknown record type '" + kind + "' skipped");
+      if (warnings) warnings->push_back(reader.where() + ": unknown record type '" + x(kind) + "' skipped");
     }
   }
   if (!have_header) return located_error(filename, "empty file, not a commprof profile");

@@ -17,6 +17,7 @@
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
+#include "rankmap/limits.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/text.hpp"
 
@@ -233,7 +234,9 @@ int run_synth(Common o) {
   }
   if (!o.bytes.empty()) {
     auto v = text::parse_uint64(o.bytes);
-    if (!v) throw Failure{2, "--bytes: not a byte count: '" + o.bytes + "'"};
+    if (!v || *v > limits::kMaxTrafficCount)
+      throw Failure{2, "--bytes: expected a byte count from 0 to " + std::to_string(limits::kMaxTrafficCount) + ", not '" +
+                           text::excerpt(o.bytes) + "'"};
     o.synth.bytes = *v;
   }
   o.synth.seed = o.seed;
@@ -260,7 +263,7 @@ int main(int argc, char** argv) {
     sub->add_option("-p,--profile", o.profile, "communication profile (commprof 1)")->required();
     sub->add_option("--collectives", o.collectives, "collective records: 'model' (MPICH algorithms) or 'ignore'")
         ->capture_default_str();
-    sub->add_option("--ppn", o.ppn, "ranks per node (default: cores per node)")->check(CLI::PositiveNumber);
+    sub->add_option("--ppn", o.ppn, "ranks per node (default: cores per node)")->check(cli::positive());
     sub->add_option("--nodes", o.nodes, "allocated nodes: indices, ranges and host names, e.g. 0-15,20,node-31");
     sub->add_flag("--json", o.json, "print metrics as JSON");
     sub->add_flag("--no-bound", o.no_bound, "skip the lower bound");
@@ -271,7 +274,7 @@ int main(int argc, char** argv) {
   map->add_option("-m,--machine", o.machine, "machine: preset (desmos), key=value words, or a machine file")->required();
   map->add_option("-o,--output", o.output, "mapping file to write (atomically)")->required();
   map->add_option("--algorithm", o.algorithm, "mapping algorithm:" + algos)->capture_default_str();
-  map->add_option("--seed", o.seed, "seed for every randomised step")->capture_default_str();
+  map->add_option("--seed", o.seed, "seed for every randomised step")->check(cli::unsigned_integer())->capture_default_str();
   map->add_option("--preset", o.preset,
                   "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~10 s)")
       ->capture_default_str();
@@ -285,12 +288,16 @@ int main(int argc, char** argv) {
   std::string patterns;
   for (const auto& p : synth_patterns()) patterns += (patterns.empty() ? "" : ", ") + p;
   sy->add_option("--pattern", o.synth.pattern, "pattern: " + patterns)->required();
-  sy->add_option("--ranks", o.synth.ranks, "number of ranks")->required()->check(CLI::PositiveNumber);
+  sy->add_option("--ranks", o.synth.ranks, "number of ranks")
+      ->required()
+      ->check(CLI::Range(1, limits::kMaxRanks));
   sy->add_option("--shape", o.shape, "grid of stencils, e.g. 8x4x4 (default: most cubic)");
   sy->add_option("--bytes", o.bytes, "bytes per communicating ordered pair (default 1048576)");
-  sy->add_option("--messages", o.synth.messages, "messages per communicating ordered pair")->capture_default_str();
-  sy->add_option("--degree", o.synth.degree, "partners per rank (random)")->capture_default_str();
-  sy->add_option("--seed", o.seed, "seed (random, stencil3d-shuffled)")->capture_default_str();
+  sy->add_option("--messages", o.synth.messages, "messages per communicating ordered pair")
+      ->check(cli::unsigned_integer(limits::kMaxTrafficCount))
+      ->capture_default_str();
+  sy->add_option("--degree", o.synth.degree, "partners per rank (random)")->check(cli::positive())->capture_default_str();
+  sy->add_option("--seed", o.seed, "seed (random, stencil3d-shuffled)")->check(cli::unsigned_integer())->capture_default_str();
   sy->add_option("-o,--output", o.output, "profile file to write")->required();
   sy->add_flag("-q,--quiet", o.quiet, "no summary on stderr");
 

@@ -51,7 +51,7 @@ int report_main(int argc, char** argv) {
       ->check(CLI::IsMember({"model", "ignore"}))
       ->capture_default_str();
   app.add_option("--ppn", ppn, "ranks per node for the lower bound (default: cores per node), as in rankmap evaluate")
-      ->check(CLI::PositiveNumber);
+      ->check(cli::positive());
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
   app.add_option("--simulated", simulated,
                  "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");

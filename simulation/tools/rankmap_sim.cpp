@@ -34,10 +34,10 @@ int fail(const std::string& message) {
 
 void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
   cmd->add_option("--host-speed", opt.host_speed, "core speed in flop/s (unused with simulate-computation:no)")
-      ->check(CLI::PositiveNumber)
+      ->check(cli::positive())
       ->capture_default_str();
-  cmd->add_option("--loopback-bw", opt.loopback_bw, "intra-node bandwidth, bytes/s")->check(CLI::PositiveNumber)->capture_default_str();
-  cmd->add_option("--loopback-lat", opt.loopback_lat, "intra-node latency, seconds")->check(CLI::NonNegativeNumber)->capture_default_str();
+  cmd->add_option("--loopback-bw", opt.loopback_bw, "intra-node bandwidth, bytes/s")->check(cli::positive())->capture_default_str();
+  cmd->add_option("--loopback-lat", opt.loopback_lat, "intra-node latency, seconds")->check(cli::non_negative())->capture_default_str();
 }
 
 int sim_main(int argc, char** argv) {

@@ -79,6 +79,12 @@ TEST_CASE("malformed machine strings are rejected naming the bad word") {
       {"torus=2x2x2x2x2x2x2x2x2", "torus=2x2x2x2x2x2x2x2x2"},
       {"torus=4 bw=", "bw="},
       {"torus=4 hosts=/nonexistent/hosts.txt", "/nonexistent/hosts.txt"},
+      // A ring of two nodes has one or two cables; more is a chain with links=N.
+      {"torus=4x2 links=1x3", "dimension Y is a ring of 2 nodes, which has 1 or 2 links"},
+      {"desmos links=1x1x1x4", "dimension K is a ring of 2 nodes"},
+      {"torus=4x2 links=1x65", "links=1x65"},
+      // A long word is quoted short.
+      {"torus=4 colour=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "bbb... (79 bytes)"},
   };
   for (const Case& c : cases) {
     INFO(c.line);
@@ -87,6 +93,13 @@ TEST_CASE("malformed machine strings are rejected naming the bad word") {
     CHECK_THAT(m.error().message, Catch::Contains(c.needle));
     CHECK(m.error().message.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("links above 2 are for chains and longer rings") {
+  CHECK(parse_machine("torus=4x2 wrap=1x0 links=1x3").ok());
+  CHECK(parse_machine("torus=4x3 links=3x3").ok());
+  CHECK(parse_machine("torus=4x2 links=1x2").ok());
+  CHECK(parse_machine("torus=4x2 links=1x1").ok());
 }
 
 TEST_CASE("machine files: words one per line with comments, errors name file:line") {

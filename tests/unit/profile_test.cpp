@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include "rankmap/limits.hpp"
 #include "rankmap/profile.hpp"
 
 using namespace rankmap;
@@ -81,6 +82,14 @@ TEST_CASE("profile: malformed input is rejected with file:line") {
       {"commprof 1\nranks 16777217\n", "p:2:", "above the limit of 16777216 ranks"},
       {"commprof 1\nranks 16777216\n", "p:2:", "truncated profile: 0 'rank' lines for 16777216 ranks"},
       {"commprof 1\nranks 16777216\ncomm 0 world\n", "p:3:", "communicators list 16777216 members in all"},
+      // Accepted before, wrong: self pairs, counts a double cannot hold, wrapping numbers.
+      {head + "p2p 1 1 5 80\n", "p:5:", "'p2p' line from rank 1 to itself"},
+      {head + "osc 0 0 5 80\n", "p:5:", "'osc' line from rank 0 to itself"},
+      {head + "p2p 0 1 1 18446744073709551615\n", "p:5:", "count '18446744073709551615' is above 2^53"},
+      {head + "p2p 0 1 9007199254740993 1\n", "p:5:", "count '9007199254740993' is above 2^53"},
+      {head + "comm 0 world\ncoll 0 bcast 0 9007199254740993 1\n", "p:6:", "above 2^53"},
+      {head + "comm 0 world\ncoll 4294967296 bcast 0 1 8\n", "p:6:", "undefined communicator '4294967296'"},
+      {"commprof 1\nranks 1\nrank 0 host=a core=4294967296 wall=1 mpi=0\n", "p:3:", "bad core '4294967296'"},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -88,6 +97,22 @@ TEST_CASE("profile: malformed input is rejected with file:line") {
     REQUIRE_FALSE(p.ok());
     CHECK_THAT(p.error().message, Catch::StartsWith(c.prefix) && Catch::Contains(c.needle));
   }
+  // 2^53 itself is exact, and accepted.
+  CHECK(parse_profile(head + "p2p 0 1 9007199254740992 9007199254740992\n", "p").ok());
+  // An unknown record is skipped, and quoted short.
+  std::vector<std::string> warnings;
+  REQUIRE(parse_profile(head + std::string(100000, 'h') + " 1\n", "p", &warnings).ok());
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] == "p:5: unknown record type '" + std::string(40, 'h') + "... (100000 bytes)' skipped");
+  // check() holds what the reader holds.
+  auto good = parse_profile(head + "p2p 0 1 1 8\n", "p");
+  REQUIRE(good.ok());
+  Profile self = *good;
+  self.p2p.push_back(PairTraffic{1, 1, 1, 8});
+  CHECK_FALSE(self.check().ok());
+  Profile huge = *good;
+  huge.p2p[0].bytes = limits::kMaxTrafficCount + 1;
+  CHECK_FALSE(huge.check().ok());
   auto missing = read_profile("/nonexistent/app.prof");
   REQUIRE_FALSE(missing.ok());
   CHECK_THAT(missing.error().message, Catch::StartsWith("/nonexistent/app.prof: "));

@@ -31,3 +31,12 @@ TEST_CASE("strict integer parsing") {
   CHECK(text::words("  a \tb  c ") == std::vector<std::string>{"a", "b", "c"});
   CHECK(text::strip_comment("x=1 # c") == "x=1");
 }
+
+TEST_CASE("user words in messages are cut short and made printable") {
+  CHECK(text::excerpt("p2p") == "p2p");
+  CHECK(text::excerpt(std::string(40, 'x')) == std::string(40, 'x'));
+  CHECK(text::excerpt(std::string(41, 'x')) == std::string(40, 'x') + "... (41 bytes)");
+  CHECK(text::excerpt("abcdef", 3) == "abc... (6 bytes)");
+  CHECK(text::excerpt("\033[2Jred\x7f") == "?[2Jred?");
+  CHECK(text::excerpt("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 passes
+}

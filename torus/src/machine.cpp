@@ -94,11 +94,11 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
         return Ok{};
       }
     }
-    return located_error(where, "unknown machine word '" + word + "' (not key=value and not a preset)");
+    return located_error(where, "unknown machine word '" + text::excerpt(word) + "' (not key=value and not a preset)");
   }
   const std::string key = word.substr(0, eq);
   const std::string value = word.substr(eq + 1);
-  auto bad = [&](const std::string& why) { return located_error(where, "bad machine word '" + word + "': " + why); };
+  auto bad = [&](const std::string& why) { return located_error(where, "bad machine word '" + text::excerpt(word) + "': " + why); };
   if (value.empty()) return bad("empty value");
 
   if (key == "torus") {
@@ -136,7 +136,7 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
   } else if (key == "hosts") {
     m.hosts_path = value;
   } else {
-    return located_error(where, "unknown machine word '" + word + "'");
+    return located_error(where, "unknown machine word '" + text::excerpt(word) + "'");
   }
   return Ok{};
 }
@@ -169,12 +169,12 @@ Status load_hosts(Machine& m, const Torus& torus) {
     for (int d = 0; d < torus.dims(); ++d) {
       auto v = text::parse_int(w[1 + d]);
       if (!v || *v < 0 || *v >= torus.size(d))
-        return located_error(where, "coordinate '" + w[1 + d] + "' out of range for dimension " + dimension_name(d));
+        return located_error(where, "coordinate '" + text::excerpt(w[1 + d]) + "' out of range for dimension " + dimension_name(d));
       c.push_back(static_cast<int>(*v));
     }
     const int node = torus.node_at(c);
     if (!m.host_names[node].empty()) return located_error(where, "coordinates already given to host " + m.host_names[node]);
-    if (seen_names.count(w[0])) return located_error(where, "host name " + w[0] + " listed twice");
+    if (seen_names.count(w[0])) return located_error(where, "host name " + text::excerpt(w[0]) + " listed twice");
     seen_names[w[0]] = node;
     m.host_names[node] = w[0];
     return Ok{};
@@ -184,6 +184,12 @@ Status load_hosts(Machine& m, const Torus& torus) {
     if (m.host_names[n].empty())
       return located_error(m.hosts_path, "no host at coordinates of node " + std::to_string(n) + " (every torus node needs a line)");
   return Ok{};
+}
+
+std::string join_dims(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
 }
 
 Result<Machine> MachineBuilder::finish() {
@@ -204,6 +210,14 @@ Result<Machine> MachineBuilder::finish() {
     m.links.resize(dims);
     for (size_t d = 0; d < dims; ++d) m.links[d] = (m.sizes[d] == 2 && m.wrap[d]) ? 2 : 1;
   }
+  // The two nodes of a size-2 ring are joined by the ring's two cables, or by
+  // one where a machine saves it (Desmos): links counts those cables. More
+  // parallel cables between two nodes are a chain of 2 with links=N.
+  for (size_t d = 0; d < dims; ++d)
+    if (m.sizes[d] == 2 && m.wrap[d] && m.links[d] > 2)
+      return located_error(first_where, "links=" + join_dims(m.links) + ": dimension " + dimension_name(static_cast<int>(d)) +
+                                            " is a ring of 2 nodes, which has 1 or 2 links (2: both cables of the ring); "
+                                            "for more parallel cables make it a chain, wrap=0 with links=N");
   auto torus = m.torus();
   if (!torus) return located_error(first_where, torus.error().message);
   auto node = m.node_topology();
@@ -218,11 +232,6 @@ Result<Machine> MachineBuilder::finish() {
   return m;
 }
 
-std::string join_dims(const std::vector<int>& v) {
-  std::string s;
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
-  return s;
-}
 
 }  // namespace
 
@@ -248,7 +257,7 @@ Result<Machine> load_machine(const std::string& spec_or_path) {
     for (const MachinePreset& p : machine_presets())
       if (spec_or_path == p.name) return parse_machine(spec_or_path);
     if (exists) return located_error(spec_or_path, "is a directory, not a machine file");
-    if (!looks_like_line) return make_error(spec_or_path + ": neither a machine file nor a preset (" + machine_presets()[0].name + ") nor key=value words");
+    if (!looks_like_line) return make_error(text::excerpt(spec_or_path) + ": neither a machine file nor a preset (" + machine_presets()[0].name + ") nor key=value words");
     return parse_machine(spec_or_path);
   }
   auto text = read_input_file(spec_or_path);

@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "rankmap/limits.hpp"
+#include "rankmap/text.hpp"
 
 namespace rankmap {
 
@@ -44,11 +45,11 @@ Status check_synthetic_size(const std::string& spaced, const std::string& descri
       arity = std::min<long long>(arity * 10 + (word[i] - '0'), limits::kMaxNodeArity + 1LL);
     if (i == colon + 1) continue;  // no count: hwloc judges the word
     if (arity > limits::kMaxNodeArity)
-      return make_error("node description '" + description + "': '" + word.substr(0, i) + "' puts more than " +
+      return make_error("node description '" + text::excerpt(description) + "': '" + text::excerpt(word.substr(0, i)) + "' puts more than " +
                         std::to_string(limits::kMaxNodeArity) + " objects under one parent, the limit");
     pus *= std::max(arity, 1LL);
     if (pus > limits::kMaxNodePus)
-      return make_error("node description '" + description + "' has more than " + std::to_string(limits::kMaxNodePus) +
+      return make_error("node description '" + text::excerpt(description) + "' has more than " + std::to_string(limits::kMaxNodePus) +
                         " PUs (hardware threads), the limit");
   }
   return Ok{};
@@ -146,8 +147,8 @@ Result<NodeTopology> NodeTopology::from_synthetic(const std::string& description
   Status size = check_synthetic_size(spaced, description);
   if (!size) return size.error();
   if (hwloc_topology_set_synthetic(topo->get(), spaced.c_str()) != 0)
-    return make_error("invalid hwloc synthetic node description '" + description + "'");
-  if (hwloc_topology_load(topo->get()) != 0) return make_error("hwloc cannot load node description '" + description + "'");
+    return make_error("invalid hwloc synthetic node description '" + text::excerpt(description) + "'");
+  if (hwloc_topology_load(topo->get()) != 0) return make_error("hwloc cannot load node description '" + text::excerpt(description) + "'");
   return NodeTopologyBuilder::build(topo->get());
 }
 

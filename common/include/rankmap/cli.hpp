@@ -6,10 +6,16 @@
 
 #include <CLI/CLI.hpp>
 
+#include <charconv>
+#include <cstdint>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
+#include <limits>
 #include <optional>
 #include <string>
+
+#include "rankmap/text.hpp"
 
 namespace rankmap::cli {
 
@@ -42,6 +48,42 @@ inline std::optional<int> parse(CLI::App& app, int argc, char** argv, const std:
     return kBadInput;
   }
   return std::nullopt;
+}
+
+// Validators whose failure reads as one short line: CLI11's PositiveNumber
+// and NonNegativeNumber print the largest double in 300 digits, and CLI11
+// reads "-1" into an unsigned option as 2^64 - 1.
+inline CLI::Validator positive() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size()) return "'" + text::excerpt(s) + "' is not a number";
+        return v > 0 ? "" : "must be > 0, not " + text::excerpt(s);
+      },
+      "> 0");
+}
+inline CLI::Validator non_negative() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        char* end = nullptr;
+        const double v = std::strtod(s.c_str(), &end);
+        if (s.empty() || end != s.c_str() + s.size()) return "'" + text::excerpt(s) + "' is not a number";
+        return v >= 0 && s[0] != '-' ? "" : "must be >= 0, not " + text::excerpt(s);
+      },
+      ">= 0");
+}
+// A decimal integer from 0 to max.
+inline CLI::Validator unsigned_integer(std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+  return CLI::Validator(
+      [max](std::string& s) -> std::string {
+        std::uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+        if (s.empty() || ec != std::errc() || end != s.data() + s.size() || v > max)
+          return "expected an integer from 0 to " + std::to_string(max) + ", not " + text::excerpt(s);
+        return "";
+      },
+      "0.." + std::to_string(max));
 }
 
 // Runs a tool's main body; an exception that escapes it is an internal error.

@@ -30,6 +30,11 @@ std::string format_duration(double seconds);
 std::string format_bandwidth(double bytes_per_second);
 // Shortest decimal that round-trips a double.
 std::string format_double(double v);
+// A word of user input as an error message may quote it: control characters
+// become '?', and past max_chars it is cut and its length said ("abc...
+// (16777216 bytes)"), so a 16 MB word makes a short message.
+std::string excerpt(std::string_view s, size_t max_chars = 40);
+
 // Escapes & < > " ' for XML/HTML text and attribute values (host names and
 // titles come from user files).
 std::string xml_escape(std::string_view s);
