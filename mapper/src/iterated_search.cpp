@@ -37,6 +37,7 @@ class RankSearch {
   }
 
   std::int64_t work() const { return work_; }
+  void charge(std::int64_t visits) { work_ += visits; }
   const std::vector<int>& members(int a) const { return members_[a]; }
   bool allocated(int a) const { return allocated_[a] != 0; }
 
@@ -257,6 +258,9 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
   while (s.work() < work) {
     const int r = active[uniform(active.size())];
     const int a = current[r];
+    // Every kick costs at least its choice, so the loop ends even when no
+    // rank has a nearby node to be kicked to.
+    s.charge(1 + graph.xadj[r + 1] - graph.xadj[r]);
     // A nearby node: a torus neighbour of r's node or a node r is attached to.
     near.clear();
     for (int d = 0; d < torus.dims(); ++d)

@@ -251,3 +251,17 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
   CHECK(detail::weighted_cost(g, pf.torus, kicked) >= optimum);
   CHECK(detail::weighted_cost(g, pf.torus, kicked) < detail::weighted_cost(g, pf.torus, descent));
 }
+
+TEST_CASE("internals: the iterated local search ends when no rank can be kicked anywhere") {
+  // Two allocated nodes that are not torus neighbours, each holding a pair
+  // that talks only inside: no kick has a target, the budget must still end it.
+  const Platform pf = platform_of("torus=8 node=core:2");
+  std::vector<Flow> flows = {{0, 1, 1, 10}, {1, 0, 1, 10}, {2, 3, 1, 10}, {3, 2, 1, 10}};
+  Traffic t;
+  t.ranks = 4;
+  t.flows = flows;
+  const CommGraph g = build_comm_graph(t, 0);
+  std::vector<int> node_of = {0, 0, 4, 4};
+  detail::iterated_search(g, pf.torus, {0, 4}, 2, node_of, 10'000, 1);
+  CHECK(node_of == std::vector<int>{0, 0, 4, 4});
+}
