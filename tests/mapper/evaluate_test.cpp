@@ -22,6 +22,32 @@ Traffic traffic_of(int ranks, std::vector<Flow> flows) {
   return t;
 }
 
+// The optimum by brute force: every assignment of the ranks to the torus
+// nodes with at most ppn per node (a base-`nodes` counter), scored by the
+// evaluator. Returns {hop-bytes, bandwidth-weighted cost}.
+std::pair<double, double> brute_force_optimum(const Traffic& t, const Platform& pf, int ppn) {
+  const int nodes = pf.torus.nodes();
+  double best_hb = 1e300, best_w = 1e300;
+  std::vector<int> node_of(static_cast<size_t>(t.ranks), 0);
+  for (;;) {
+    std::vector<int> load(static_cast<size_t>(nodes), 0);
+    bool fits = true;
+    for (int a : node_of) fits = fits && ++load[a] <= ppn;
+    if (fits) {
+      std::vector<Placement> pl;
+      for (int a : node_of) pl.push_back({a, 0});
+      auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, false});
+      REQUIRE(m.ok());
+      best_hb = std::min(best_hb, m->hop_bytes);
+      best_w = std::min(best_w, m->weighted_cost);
+    }
+    int i = 0;
+    while (i < t.ranks && ++node_of[i] == nodes) node_of[i++] = 0;
+    if (i == t.ranks) break;
+  }
+  return {best_hb, best_w};
+}
+
 }  // namespace
 
 TEST_CASE("evaluate: every metric on a ring of four doubled links") {
@@ -158,7 +184,6 @@ TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand
   };
   for (const Machine& mc : {Machine{"torus=2x2 links=2x1 node=core:2", 2}, Machine{"torus=3 node=core:3", 3}}) {
     const Platform pf = platform_of(mc.line);
-    const int nodes = pf.torus.nodes();
     for (std::uint64_t seed = 1; seed <= 4; ++seed) {
       std::vector<Flow> flows;
       std::uint64_t x = seed * 2654435761u;
@@ -168,25 +193,7 @@ TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand
           if ((x >> 60) % 4 != 0) flows.push_back({a, b, 1, static_cast<double>((x >> 33) % 1000 + 1)});
         }
       const Traffic t = traffic_of(8, flows);
-      double best_hb = 1e300, best_w = 1e300;
-      std::vector<int> node_of(8, 0);
-      // Every assignment with at most ppn ranks per node (base-`nodes` counter).
-      for (;;) {
-        std::vector<int> load(static_cast<size_t>(nodes), 0);
-        bool fits = true;
-        for (int a : node_of) fits = fits && ++load[a] <= mc.ppn;
-        if (fits) {
-          std::vector<Placement> pl;
-          for (int r = 0; r < 8; ++r) pl.push_back({node_of[r], 0});
-          auto m = evaluate(t, pl, pf, EvaluateOptions{mc.ppn, {}, false});
-          REQUIRE(m.ok());
-          best_hb = std::min(best_hb, m->hop_bytes);
-          best_w = std::min(best_w, m->weighted_cost);
-        }
-        int i = 0;
-        while (i < 8 && ++node_of[i] == nodes) node_of[i++] = 0;
-        if (i == 8) break;
-      }
+      const auto [best_hb, best_w] = brute_force_optimum(t, pf, mc.ppn);
       const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
       INFO(mc.line << " seed " << seed);
       CHECK(lb.hop_bytes <= best_hb + 1e-9);
@@ -217,7 +224,6 @@ TEST_CASE("lower bound: the densest-groups bound, against brute force and by han
   for (const Machine& mc : {Machine{"torus=2x2 links=2x1 node=core:2", 2}, Machine{"torus=3 node=core:3", 3},
                             Machine{"torus=2 node=core:4", 4}}) {
     const Platform pf = platform_of(mc.line);
-    const int nodes = pf.torus.nodes();
     for (std::uint64_t seed = 1; seed <= 6; ++seed) {
       std::vector<Flow> flows;
       std::uint64_t x = seed * 2654435761u + 17;
@@ -227,24 +233,7 @@ TEST_CASE("lower bound: the densest-groups bound, against brute force and by han
           if ((x >> 60) % 2 == 0) flows.push_back({a, b, 1, static_cast<double>((x >> 33) % 1000 + 1)});
         }
       const Traffic t = traffic_of(8, flows);
-      double best_hb = 1e300, best_w = 1e300;
-      std::vector<int> node_of(8, 0);
-      for (;;) {
-        std::vector<int> load(static_cast<size_t>(nodes), 0);
-        bool fits = true;
-        for (int a : node_of) fits = fits && ++load[a] <= mc.ppn;
-        if (fits) {
-          std::vector<Placement> pl;
-          for (int r = 0; r < 8; ++r) pl.push_back({node_of[r], 0});
-          auto m = evaluate(t, pl, pf, EvaluateOptions{mc.ppn, {}, false});
-          REQUIRE(m.ok());
-          best_hb = std::min(best_hb, m->hop_bytes);
-          best_w = std::min(best_w, m->weighted_cost);
-        }
-        int i = 0;
-        while (i < 8 && ++node_of[i] == nodes) node_of[i++] = 0;
-        if (i == 8) break;
-      }
+      const auto [best_hb, best_w] = brute_force_optimum(t, pf, mc.ppn);
       const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
       INFO(mc.line << " seed " << seed << " bound " << lb.hop_bytes << " optimum " << best_hb);
       CHECK(lb.hop_bytes <= best_hb * (1 + 1e-12));
