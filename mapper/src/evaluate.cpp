@@ -258,13 +258,20 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
     std::vector<double> sorted_weights(g.weight);
     std::sort(sorted_weights.rbegin(), sorted_weights.rend());
     const double total = std::accumulate(sorted_weights.begin(), sorted_weights.end(), 0.0);  // both directions
+    size_t tried_arcs = 0;  // arcs of the last subgraph that gave up
     for (double share : {1.0, 0.99, 0.95, 0.9, 0.8, 0.6}) {
       double threshold = 0, kept = 0;
+      size_t arcs = 0;
       for (double weight : sorted_weights) {
         if (kept >= share * total * (1 - 1e-12)) break;
         kept += weight;
         threshold = weight;
+        ++arcs;
       }
+      // Equal weights keep every edge at every share: the same graph again.
+      while (arcs < sorted_weights.size() && sorted_weights[arcs] >= threshold) ++arcs;
+      if (arcs == tried_arcs) continue;
+      tried_arcs = arcs;
       const CommGraph sub = share == 1.0 ? CommGraph{} : heavy_edges(g, threshold);
       const CommGraph& h = share == 1.0 ? g : sub;
       std::vector<double> delta;
