@@ -179,8 +179,7 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
       if (!id || *id < 0 || *id > (1LL << 31) - 1) return fail("bad communicator id '" + x(w[1]) + "'");
       CommunicatorRecord c{static_cast<int>(*id), {}};
       // Checked before any member is stored: 'world' is a few bytes for P ranks.
-      const size_t members = w[2] == "world" ? static_cast<size_t>(p.ranks) : w.size() - 3;
-      communicator_members += members;
+      communicator_members += w[2] == "world" ? static_cast<size_t>(p.ranks) : w.size() - 3;
       if (communicator_members > kCommunicatorMembersPerByte * text.size())
         return fail("communicators list " + std::to_string(communicator_members) + " members in all ('world' counts " +
                     std::to_string(p.ranks) + "), more than " + std::to_string(kCommunicatorMembersPerByte) +
