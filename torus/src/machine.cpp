@@ -65,6 +65,7 @@ struct MachineBuilder {
   bool wrap_explicit = false, links_explicit = false;
   bool wrap_set = false, links_set = false;
   std::string first_where;
+  std::string node_where;  // where node= or node-xml= was given, for its errors
 
   Status apply(const std::string& word, const std::string& where, bool from_preset);
   Result<Machine> finish();
@@ -121,9 +122,11 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
     links_set = true;
     links_explicit = !from_preset;
   } else if (key == "node") {
+    node_where = where;
     m.node = value;
     m.node_xml.clear();
   } else if (key == "node-xml") {
+    node_where = where;
     m.node_xml = value;
   } else if (key == "bw") {
     auto v = text::parse_bandwidth(value);
@@ -221,7 +224,7 @@ Result<Machine> MachineBuilder::finish() {
   auto torus = m.torus();
   if (!torus) return located_error(first_where, torus.error().message);
   auto node = m.node_topology();
-  if (!node) return located_error(first_where, node.error().message);
+  if (!node) return located_error(node_where.empty() ? first_where : node_where, node.error().message);
   if (m.hosts_path.empty()) {
     m.host_names.resize(static_cast<size_t>(torus->nodes()));
     for (int n = 0; n < torus->nodes(); ++n) m.host_names[n] = "node-" + std::to_string(n);

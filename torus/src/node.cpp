@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
@@ -27,30 +28,43 @@ using TopologyHandle = std::unique_ptr<hwloc_topology, TopologyDeleter>;
 
 // hwloc's synthetic loader is superlinear in the children of one object and
 // in the PUs of the node (core:8192 takes 11 s, package:1000,core:1000 does
-// not finish): the arities are checked before hwloc sees the description.
-// Each level is "type:N" with optional attributes in parentheses; words
-// without a count (memory children in brackets) do not multiply.
+// not finish), so the counts are checked before hwloc sees the description.
+// That check is only sound if it reads the description as hwloc does, and
+// hwloc's grammar is wide (bare counts, hex and octal, attributes, a ':'
+// searched for anywhere, the string cut at a NUL byte): a fuzzer walked
+// "node=100000" and a NUL past a looser check. So node= takes the plain
+// form only, levels "type:N" with a decimal N; anything else hwloc can read
+// is for node-xml=.
 Status check_synthetic_size(const std::string& spaced, const std::string& description) {
+  auto refuse = [&](const std::string& why) {
+    return make_error("node description '" + text::excerpt(description) + "': " + why);
+  };
   long long pus = 1;
   size_t pos = 0;
   while (pos < spaced.size()) {
-    const size_t end = std::min(spaced.find(' ', pos), spaced.size());
-    const std::string word = spaced.substr(pos, end - pos);
+    size_t end = spaced.find(' ', pos);
+    if (end == std::string::npos) end = spaced.size();
+    const std::string level = spaced.substr(pos, end - pos);
     pos = end + 1;
-    const size_t colon = word.find(':');
-    if (colon == std::string::npos) continue;
-    long long arity = 0;
-    size_t i = colon + 1;
-    for (; i < word.size() && word[i] >= '0' && word[i] <= '9'; ++i)
-      arity = std::min<long long>(arity * 10 + (word[i] - '0'), limits::kMaxNodeArity + 1LL);
-    if (i == colon + 1) continue;  // no count: hwloc judges the word
+    if (level.empty()) continue;
+    const size_t colon = level.find(':');
+    bool plain = colon != std::string::npos && colon > 0 && colon + 1 < level.size() &&
+                 std::isalpha(static_cast<unsigned char>(level[0])) && level[colon + 1] != '0';
+    for (size_t i = 0; plain && i < level.size(); ++i) {
+      const unsigned char c = static_cast<unsigned char>(level[i]);
+      plain = i < colon ? std::isalnum(c) != 0 : i == colon || std::isdigit(c) != 0;
+    }
+    if (!plain)
+      return refuse("'" + text::excerpt(level) + "' is not a level like core:4 (type:count, a decimal count >= 1; " +
+                    "other hwloc syntax goes in an XML file, node-xml=)");
+    const std::string count = level.substr(colon + 1);
+    const long long arity = count.size() > 7 ? limits::kMaxNodeArity + 1LL : std::stoll(count);
     if (arity > limits::kMaxNodeArity)
-      return make_error("node description '" + text::excerpt(description) + "': '" + text::excerpt(word.substr(0, i)) + "' puts more than " +
-                        std::to_string(limits::kMaxNodeArity) + " objects under one parent, the limit");
-    pus *= std::max(arity, 1LL);
+      return refuse("'" + text::excerpt(level) + "' puts more than " + std::to_string(limits::kMaxNodeArity) +
+                    " objects under one parent, the limit");
+    pus *= arity;
     if (pus > limits::kMaxNodePus)
-      return make_error("node description '" + text::excerpt(description) + "' has more than " + std::to_string(limits::kMaxNodePus) +
-                        " PUs (hardware threads), the limit");
+      return refuse("more than " + std::to_string(limits::kMaxNodePus) + " PUs (hardware threads), the limit");
   }
   return Ok{};
 }
