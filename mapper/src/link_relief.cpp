@@ -81,6 +81,21 @@ class TrialLoads {
     ++stamp_;
     changed_.clear();
   }
+  // Moves `bytes` from the route src -> dst to the route new_src -> new_dst;
+  // returns the change of bytes x weighted distance.
+  double reroute(int src, int dst, int new_src, int new_dst, double bytes) {
+    add(src, dst, -bytes);
+    add(new_src, new_dst, bytes);
+    return bytes * (t_.weighted_distance(new_src, new_dst) - t_.weighted_distance(src, dst));
+  }
+  // True if the route src -> dst crosses a link loaded to at least `level`
+  // (bytes / capacity) within a rounding error.
+  bool crosses(int src, int dst, double level) {
+    t_.route(src, dst, path_);
+    for (const Hop& h : path_)
+      if (loads_[h.link] / t_.link_capacity(h.link) >= level * (1 - 1e-9)) return true;
+    return false;
+  }
   void add(int src, int dst, double bytes) {
     if (src == dst) return;
     t_.route(src, dst, path_);
@@ -189,7 +204,6 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
   for (const Flow& f : traffic.flows) cost += f.bytes * torus.weighted_distance(node_of[f.src], node_of[f.dst]);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
-  std::vector<Hop> path;
   std::vector<int> stamp(traffic.flows.size(), -1), affected, hot_ranks, cand;
   std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
   std::vector<std::pair<double, int>> attached;
@@ -211,14 +225,9 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
     std::vector<std::pair<double, int>> hot;
     for (const Flow& f : traffic.flows) {
       const int a = node_of[f.src], b = node_of[f.dst];
-      if (a == b || f.bytes <= 0) continue;
-      torus.route(a, b, path);
-      for (const Hop& h : path)
-        if (loads[h.link] / torus.link_capacity(h.link) >= state.max * (1 - 1e-9)) {
-          hot.push_back({f.bytes, f.src});
-          hot.push_back({f.bytes, f.dst});
-          break;
-        }
+      if (a == b || f.bytes <= 0 || !trial.crosses(a, b, state.max)) continue;
+      hot.push_back({f.bytes, f.src});
+      hot.push_back({f.bytes, f.dst});
     }
     std::sort(hot.begin(), hot.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
     hot_ranks.clear();
@@ -268,10 +277,7 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
           double cost_delta = 0;
           for (int i : affected) {
             const Flow& f = traffic.flows[i];
-            const int os = node_of[f.src], od = node_of[f.dst], ns = place(f.src), nd = place(f.dst);
-            trial.add(os, od, -f.bytes);
-            trial.add(ns, nd, f.bytes);
-            cost_delta += f.bytes * (torus.weighted_distance(ns, nd) - torus.weighted_distance(os, od));
+            cost_delta += trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
           }
           const LoadState after = trial.state_after(state);
           trial.undo();
@@ -293,8 +299,7 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
     trial.begin();
     for (int i : affected) {
       const Flow& f = traffic.flows[i];
-      trial.add(node_of[f.src], node_of[f.dst], -f.bytes);
-      trial.add(place(f.src), place(f.dst), f.bytes);
+      trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
     }
     auto& ma = members[a];
     ma.erase(std::find(ma.begin(), ma.end(), best_r));
@@ -332,7 +337,6 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
   for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
-  std::vector<Hop> path;
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
   // The flows with an end on x or y, each once: the only ones a swap reroutes.
@@ -349,15 +353,11 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
   for (int swap = 0; swap < max_swaps; ++swap) {
     // The busiest links and the nodes whose flows cross them.
     std::vector<int> ends;
-    for (const NodeFlow& f : flows) {
-      torus.route(f.src, f.dst, path);
-      for (const Hop& h : path)
-        if (loads[h.link] / torus.link_capacity(h.link) >= state.max * (1 - 1e-9)) {
-          ends.push_back(f.src);
-          ends.push_back(f.dst);
-          break;
-        }
-    }
+    for (const NodeFlow& f : flows)
+      if (trial.crosses(f.src, f.dst, state.max)) {
+        ends.push_back(f.src);
+        ends.push_back(f.dst);
+      }
     std::sort(ends.begin(), ends.end());
     ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
     trial.rank_links();
@@ -377,10 +377,7 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
           double cost_delta = 0;
           for (int i : affected) {
             const NodeFlow& f = flows[i];
-            trial.add(f.src, f.dst, -f.bytes);
-            trial.add(moved(f.src), moved(f.dst), f.bytes);
-            cost_delta += f.bytes * (torus.weighted_distance(moved(f.src), moved(f.dst)) -
-                                     torus.weighted_distance(f.src, f.dst));
+            cost_delta += trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
           }
           const LoadState s = trial.state_after(state);
           trial.undo();
@@ -399,10 +396,9 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
     trial.begin();
     for (int i : affected) {
       NodeFlow& f = flows[i];
-      trial.add(f.src, f.dst, -f.bytes);
+      trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
       f.src = moved(f.src);
       f.dst = moved(f.dst);
-      trial.add(f.src, f.dst, f.bytes);
     }
     std::swap(touching[x], touching[y]);
     std::swap(members[x], members[y]);
