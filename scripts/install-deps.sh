@@ -13,6 +13,7 @@ packages=(
   libsimgrid-dev simgrid
   openmpi-bin libopenmpi-dev
   valgrind
+  slurmctld slurmd slurm-client munge
 )
 
 sudo_cmd=()
