@@ -52,6 +52,14 @@ std::vector<int> common_core_list(const std::vector<std::vector<int>>& core_sequ
   return longest;
 }
 
+// Where the OS CPU numbers of a native binding list come from, and when they
+// are right.
+std::string os_numbers_source(const Mapping& m) {
+  if (!m.machine.node_xml.empty()) return "from the node-xml= topology; right on nodes numbered like it";
+  return "of the machine description's node; they are right only if the real nodes number their PUs the same way "
+         "(use node-xml=)";
+}
+
 std::string bind_helper_words(const LaunchOptions& o) {
   return "rankmap-bind " + shell_word(o.mapping_path) + " -- " + o.app;
 }
@@ -78,8 +86,12 @@ LaunchPlan openmpi_plan(const Mapping& m, const std::vector<CoreCpus>& cores, co
       hostfile += m.machine.host_name(static_cast<int>(n)) + " slots=" + std::to_string(by_node[n].size()) + "\n";
   const std::string rf = o.prefix + ".rankfile", hf = o.prefix + ".hostfile";
   plan.files = {{rf, rankfile}, {hf, hostfile}};
-  plan.commands.push_back("mpirun --hostfile " + shell_word(hf) + " --rankfile " + shell_word(rf) + " -n " +
-                          std::to_string(m.ranks()) + " " + o.app);
+  const std::string tail = " -n " + std::to_string(m.ranks()) + " " + o.app;
+  plan.commands.push_back("mpirun --hostfile " + shell_word(hf) + " --rankfile " + shell_word(rf) + tail);
+  // Open MPI 5 (PRRTE) reads the same rankfile through the mapper option;
+  // its --rankfile is a deprecated alias. Not run here (no Open MPI 5).
+  plan.notes.push_back("Open MPI 4.x line below; Open MPI 5.x: mpirun --hostfile " + shell_word(hf) +
+                       " --map-by rankfile:file=" + shell_word(rf) + tail);
   return plan;
 }
 
@@ -111,8 +123,7 @@ LaunchPlan mpich_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
       entries.push_back(join(pus, "+"));
     }
     plan.commands.push_back(head + "-bind-to user:" + join(entries, ",") + " " + o.app);
-    plan.notes.push_back("-bind-to user: entries are OS PU numbers of the machine description's node; "
-                         "they are right only if the real nodes number their PUs the same way (use node-xml=)");
+    plan.notes.push_back("-bind-to user: entries are OS PU numbers " + os_numbers_source(m));
   } else {
     plan.commands.push_back(head + "-bind-to none " + bind_helper_words(o));
     plan.notes.push_back("Hydra's -bind-to user: is one list for all hosts, indexed by position within each run of "
@@ -126,12 +137,39 @@ LaunchPlan mpich_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
 // --cpu-bind=map_cpu:/mask_cpu: is one list applied on every node, indexed by
 // the task's local id (tasks of a node numbered in global rank order), with
 // OS CPU numbers. Where the nodes need different lists, the bind helper binds.
+// Either way the job needs whole nodes (--exclusive): map_cpu/mask_cpu name
+// CPUs outside a partial allocation ("CPU binding outside of job step
+// allocation"), and under cgroups the helper can only bind inside the job's
+// cpuset. Verified with Slurm 22.05 (tests/slurm).
+
+// The batch script: the same srun line inside an allocation of exactly the
+// mapped hosts, whole nodes. Inside an allocation srun must not repeat
+// --exclusive: for a step it means "only the CPUs this step asks for"
+// (Slurm >= 21.08), which would again leave the mapped CPUs outside the step.
+std::string slurm_batch_script(const Mapping& m, const std::string& hostfile, const std::string& srun,
+                               const LaunchOptions& o) {
+  std::vector<std::string> hosts;
+  const auto by_node = ranks_by_node(m);
+  for (size_t n = 0; n < by_node.size(); ++n)
+    if (!by_node[n].empty()) hosts.push_back(m.machine.host_name(static_cast<int>(n)));
+  std::string script = "#!/bin/sh\n";
+  script += "#SBATCH --nodes=" + std::to_string(hosts.size()) + "\n";
+  script += "#SBATCH --ntasks=" + std::to_string(m.ranks()) + "\n";
+  script += "#SBATCH --nodelist=" + join(hosts, ",") + "\n";
+  script += "#SBATCH --exclusive\n";
+  script += "# Written by rankfile-gen for " + (o.mapping_path.empty() ? std::string("a mapping") : o.mapping_path) +
+            ": every rank on its mapped host and core.\n";
+  script += "# Paths are relative to the directory rankfile-gen ran in: submit from there.\n";
+  script += "export SLURM_HOSTFILE=" + shell_word(hostfile) + "\n";
+  script += srun + "\n";
+  return script;
+}
+
 LaunchPlan slurm_plan(const Mapping& m, const std::vector<CoreCpus>& cores, const LaunchOptions& o) {
   LaunchPlan plan{LaunchFormat::slurm, {}, {}, {}};
   std::string hostfile;
   for (int r = 0; r < m.ranks(); ++r) hostfile += m.machine.host_name(m.placement[r].node) + "\n";
-  const std::string hf = o.prefix + ".slurm-hosts";
-  plan.files = {{hf, hostfile}};
+  const std::string hf = o.prefix + ".slurm-hosts", batch = o.prefix + ".sbatch";
 
   std::vector<std::vector<int>> node_cores;
   for (const auto& ranks : ranks_by_node(m)) {
@@ -140,37 +178,40 @@ LaunchPlan slurm_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
     for (int r : ranks) node_cores.back().push_back(m.placement[r].core);
   }
   const std::vector<int> common = common_core_list(node_cores);
-  const std::string head = "SLURM_HOSTFILE=" + shell_word(hf) + " srun --distribution=arbitrary --ntasks=" +
-                           std::to_string(m.ranks()) + " ";
+  const std::string srun = "srun --distribution=arbitrary --ntasks=" + std::to_string(m.ranks()) + " ";
+  std::string binding;
   if (common.empty()) {
-    plan.commands.push_back(head + "--cpu-bind=none " + bind_helper_words(o));
+    binding = "--cpu-bind=none " + bind_helper_words(o);
     plan.notes.push_back("--cpu-bind=map_cpu/mask_cpu apply one list on every node; the nodes of this mapping need "
-                         "different lists, so the bind helper binds (allocate whole nodes: --exclusive)");
-    return plan;
-  }
-  const bool one_pu_per_core = std::all_of(common.begin(), common.end(), [&](int c) { return cores[static_cast<size_t>(c)].pu_os_index.size() == 1; });
-  std::vector<std::string> entries;
-  for (int core : common) {
-    const auto& pus = cores[static_cast<size_t>(core)].pu_os_index;
-    if (one_pu_per_core) {
-      entries.push_back(std::to_string(pus.front()));
-    } else {
-      // mask_cpu: a hexadecimal mask of all PUs of the core (bit = OS CPU number).
-      std::string hex;
-      const int top = pus.back();
-      for (int nibble = top / 4; nibble >= 0; --nibble) {
-        int v = 0;
-        for (int pu : pus)
-          if (pu / 4 == nibble) v |= 1 << (pu % 4);
-        hex += "0123456789abcdef"[v];
+                         "different lists, so the bind helper binds");
+  } else {
+    const bool one_pu_per_core = std::all_of(common.begin(), common.end(), [&](int c) { return cores[static_cast<size_t>(c)].pu_os_index.size() == 1; });
+    std::vector<std::string> entries;
+    for (int core : common) {
+      const auto& pus = cores[static_cast<size_t>(core)].pu_os_index;
+      if (one_pu_per_core) {
+        entries.push_back(std::to_string(pus.front()));
+      } else {
+        // mask_cpu: a hexadecimal mask of all PUs of the core (bit = OS CPU number).
+        std::string hex;
+        const int top = pus.back();
+        for (int nibble = top / 4; nibble >= 0; --nibble) {
+          int v = 0;
+          for (int pu : pus)
+            if (pu / 4 == nibble) v |= 1 << (pu % 4);
+          hex += "0123456789abcdef"[v];
+        }
+        entries.push_back("0x" + hex);
       }
-      entries.push_back("0x" + hex);
     }
+    binding = std::string("--cpu-bind=") + (one_pu_per_core ? "map_cpu:" : "mask_cpu:") + join(entries, ",") + " " + o.app;
+    plan.notes.push_back("map_cpu/mask_cpu entries are OS CPU numbers " + os_numbers_source(m));
   }
-  plan.commands.push_back(head + "--cpu-bind=" + (one_pu_per_core ? "map_cpu:" : "mask_cpu:") + join(entries, ",") + " " +
-                          o.app);
-  plan.notes.push_back("map_cpu/mask_cpu use OS CPU numbers of the machine description's node and need whole nodes "
-                       "(--exclusive); the bind helper avoids both");
+  plan.files = {{hf, hostfile}, {batch, slurm_batch_script(m, hf, srun + binding, o)}};
+  plan.notes.push_back("--exclusive allocates whole nodes, which the binding needs; inside an allocation (salloc) "
+                       "drop it and allocate with --exclusive instead; or submit the batch script: sbatch " +
+                       shell_word(batch));
+  plan.commands.push_back("SLURM_HOSTFILE=" + shell_word(hf) + " " + srun + "--exclusive " + binding);
   return plan;
 }
 
@@ -219,6 +260,15 @@ const std::vector<LaunchFormat>& all_launch_formats() {
   static const std::vector<LaunchFormat> formats = {LaunchFormat::openmpi, LaunchFormat::mpich, LaunchFormat::slurm,
                                                     LaunchFormat::perm};
   return formats;
+}
+
+std::vector<std::string> launch_warnings(const Mapping& mapping) {
+  std::vector<std::string> warnings;
+  if (mapping.machine.hosts_path.empty())
+    warnings.push_back("the machine description has no hosts= file, so the launcher files name placeholder hosts "
+                       "(" + mapping.machine.host_name(0) + ", ...) that no launcher can reach; give the real host "
+                       "names with hosts=FILE (docs/formats.md)");
+  return warnings;
 }
 
 Result<LaunchPlan> make_launch_plan(const Mapping& mapping, LaunchFormat format, const LaunchOptions& options) {

@@ -64,6 +64,8 @@ int rankfile_gen_main(int argc, char** argv) {
   if (!not_an_input) return fail(not_an_input.error().message, 2);
   rankmap::Status written = rankmap::write_launch_files(plans);
   if (!written) return fail(written.error().message, 2);
+  for (const std::string& warning : rankmap::launch_warnings(*mapping))
+    std::fprintf(stderr, "rankfile-gen: warning: %s\n", warning.c_str());
 
   // Comments start with '#', so the output can be pasted into a shell as is.
   for (const rankmap::LaunchPlan& plan : plans) {

@@ -31,10 +31,31 @@ status=0
 
 # A good mapping writes exactly the files it announces.
 "$gen" -o "$work/good" "$data/runs.map" > printed.txt
-for f in good.rankfile good.hostfile good.machinefile good.slurm-hosts good.perm; do
+for f in good.rankfile good.hostfile good.machinefile good.slurm-hosts good.sbatch good.perm; do
   [ -s "$f" ] || fail "missing $f"
   grep -q "wrote $work/$f" printed.txt || fail "$f not announced"
 done
+
+# The batch script is part of the all-or-nothing set: when it cannot be
+# written, nothing is.
+mkdir set.sbatch
+status=0
+"$gen" -o "$work/set" "$data/runs.map" > stdout.txt 2> stderr.txt || status=$?
+[ "$status" -eq 2 ] || fail "sbatch path is a directory: exit $status, expected 2"
+[ "$(cat stderr.txt)" = "rankfile-gen: $work/set.sbatch: is a directory" ] || fail "sbatch path is a directory: $(cat stderr.txt)"
+for f in set.rankfile set.hostfile set.machinefile set.slurm-hosts set.perm; do
+  [ ! -e "$f" ] || fail "$f written although set.sbatch could not be"
+done
+
+# Placeholder host names (no hosts= in the machine): the files are written,
+# with one warning on stderr.
+printf 'rankmap-mapping 1\nmachine torus=2 node=core:2\nranks 2\n0 0 node-0 0\n1 1 node-1 1\n' > placeholder.map
+"$gen" --format slurm placeholder.map > stdout.txt 2> stderr.txt || fail "placeholder hosts: exit $?"
+[ "$(cat stderr.txt)" = "rankfile-gen: warning: the machine description has no hosts= file, so the launcher files name placeholder hosts (node-0, ...) that no launcher can reach; give the real host names with hosts=FILE (docs/formats.md)" ] ||
+  fail "placeholder hosts: stderr '$(cat stderr.txt)'"
+[ -s placeholder.slurm-hosts ] && [ -s placeholder.sbatch ] || fail "placeholder hosts: files not written"
+"$gen" --format slurm -o quiet "$data/runs.map" > stdout.txt 2> stderr.txt
+[ ! -s stderr.txt ] || fail "real host names: unexpected stderr '$(cat stderr.txt)'"
 
 # rankmap-bind: the application's exit status passes through the exec.
 status=0

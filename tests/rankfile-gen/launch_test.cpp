@@ -93,6 +93,15 @@ TEST_CASE("launch: Slurm hostfile in rank order, map_cpu/mask_cpu only when ever
   check_golden(smt(), LaunchFormat::slurm, "smt.slurm.golden");
 }
 
+TEST_CASE("launch: placeholder host names are warned about, real ones are not") {
+  CHECK(launch_warnings(interleaved()).empty());  // hosts= names hA..hD
+  const auto warnings = launch_warnings(smt());   // no hosts=: node-0, node-1
+  REQUIRE(warnings.size() == 1);
+  CHECK(warnings[0] ==
+        "the machine description has no hosts= file, so the launcher files name placeholder hosts (node-0, ...) "
+        "that no launcher can reach; give the real host names with hosts=FILE (docs/formats.md)");
+}
+
 TEST_CASE("launch: permutation maps block-order rank to mapped rank") {
   check_golden(interleaved(), LaunchFormat::perm, "interleaved.perm.golden");
 }

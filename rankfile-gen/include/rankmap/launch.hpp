@@ -42,6 +42,12 @@ struct LaunchPlan {
   std::vector<std::string> notes;
 };
 
+// Warnings about the mapping as a whole, for the user before launching (the
+// tool prints them on stderr): e.g. host names that are the machine
+// description's placeholders (`node-<i>`, no hosts= file), which no real
+// launcher can reach.
+std::vector<std::string> launch_warnings(const Mapping& mapping);
+
 // Builds the plan for one launcher. Fails only if the mapping's node
 // description cannot be loaded or the mapping does not pass Mapping::check().
 Result<LaunchPlan> make_launch_plan(const Mapping& mapping, LaunchFormat format, const LaunchOptions& options);
