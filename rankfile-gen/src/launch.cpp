@@ -137,25 +137,37 @@ LaunchPlan mpich_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
 // --cpu-bind=map_cpu:/mask_cpu: is one list applied on every node, indexed by
 // the task's local id (tasks of a node numbered in global rank order), with
 // OS CPU numbers. Where the nodes need different lists, the bind helper binds.
-// Either way the job needs whole nodes (--exclusive): map_cpu/mask_cpu name
-// CPUs outside a partial allocation ("CPU binding outside of job step
-// allocation"), and under cgroups the helper can only bind inside the job's
-// cpuset. Verified with Slurm 22.05 (tests/slurm).
+//
+// Either way the job needs whole nodes: map_cpu/mask_cpu may name CPUs that
+// no task asked for, which srun refuses outside the step's CPUs ("CPU binding
+// outside of job step allocation"), and under cgroups the helper can only
+// bind inside the job's cpuset. Measured with Slurm 22.05 (tests/slurm): a
+// bare `srun --exclusive` does not do it, because srun applies --exclusive to
+// the step as well, which then holds only the CPUs its tasks asked for (a
+// node with fewer ranks than CPUs fails), and --whole is refused next to it.
+// What works is an allocation of whole nodes (salloc or sbatch --exclusive)
+// with a plain srun inside, whose step gets all of the job's CPUs.
 
-// The batch script: the same srun line inside an allocation of exactly the
-// mapped hosts, whole nodes. Inside an allocation srun must not repeat
-// --exclusive: for a step it means "only the CPUs this step asks for"
-// (Slurm >= 21.08), which would again leave the mapped CPUs outside the step.
-std::string slurm_batch_script(const Mapping& m, const std::string& hostfile, const std::string& srun,
-                               const LaunchOptions& o) {
+// The mapped hosts, in node order, comma-separated (for --nodelist).
+std::string slurm_node_list(const Mapping& m, size_t* count) {
   std::vector<std::string> hosts;
   const auto by_node = ranks_by_node(m);
   for (size_t n = 0; n < by_node.size(); ++n)
     if (!by_node[n].empty()) hosts.push_back(m.machine.host_name(static_cast<int>(n)));
+  *count = hosts.size();
+  return join(hosts, ",");
+}
+
+// The batch script: the srun line inside an allocation of exactly the mapped
+// hosts, whole nodes.
+std::string slurm_batch_script(const Mapping& m, const std::string& hostfile, const std::string& srun,
+                               const LaunchOptions& o) {
+  size_t nodes = 0;
+  const std::string node_list = slurm_node_list(m, &nodes);
   std::string script = "#!/bin/sh\n";
-  script += "#SBATCH --nodes=" + std::to_string(hosts.size()) + "\n";
+  script += "#SBATCH --nodes=" + std::to_string(nodes) + "\n";
   script += "#SBATCH --ntasks=" + std::to_string(m.ranks()) + "\n";
-  script += "#SBATCH --nodelist=" + join(hosts, ",") + "\n";
+  script += "#SBATCH --nodelist=" + node_list + "\n";
   script += "#SBATCH --exclusive\n";
   script += "# Written by rankfile-gen for " + (o.mapping_path.empty() ? std::string("a mapping") : o.mapping_path) +
             ": every rank on its mapped host and core.\n";
@@ -208,10 +220,14 @@ LaunchPlan slurm_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
     plan.notes.push_back("map_cpu/mask_cpu entries are OS CPU numbers " + os_numbers_source(m));
   }
   plan.files = {{hf, hostfile}, {batch, slurm_batch_script(m, hf, srun + binding, o)}};
-  plan.notes.push_back("--exclusive allocates whole nodes, which the binding needs; inside an allocation (salloc) "
-                       "drop it and allocate with --exclusive instead; or submit the batch script: sbatch " +
+  size_t nodes = 0;
+  const std::string node_list = slurm_node_list(m, &nodes);
+  plan.notes.push_back("salloc --exclusive allocates the mapped nodes whole, which the binding needs (a bare srun "
+                       "--exclusive is not enough: its step gets only the CPUs its tasks ask for); inside an "
+                       "allocation of whole nodes run the srun part; or submit the batch script: sbatch " +
                        shell_word(batch));
-  plan.commands.push_back("SLURM_HOSTFILE=" + shell_word(hf) + " " + srun + "--exclusive " + binding);
+  plan.commands.push_back("SLURM_HOSTFILE=" + shell_word(hf) + " salloc --nodes=" + std::to_string(nodes) +
+                          " --nodelist=" + node_list + " --exclusive " + srun + binding);
   return plan;
 }
 
