@@ -3,6 +3,8 @@
 //   starts       references paper and scotch (as the stand-alone algorithms),
 //                block, snake, heavy-edge matching with ties to the lowest
 //                and to the highest index (placed by bisection / in order),
+//                tilings of a row-major rank grid by blocks of ppn ranks
+//                (placed by bisection / folded onto the torus: no seed),
 //                and per seed (1, 3 or 8 by preset and size) METIS groups,
 //                the dual recursive bisection and Scotch (default, strict)
 //   search       one pass of group and rank swaps for every start, the full
@@ -28,6 +30,9 @@ namespace {
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks
 constexpr int kManySeedsUpTo = 256;         // ranks: every preset but fast runs 8 seeds
 constexpr size_t kDenseArcsPerRank = 64;     // above: one seed only
+constexpr int kCartesianGroupings = 16;     // lowest-cut grid tilings tried for a folding
+constexpr int kCartesianPlaced = 3;         // of them placed by bisection; foldings kept
+constexpr std::int64_t kCartesianWork = 50'000'000;  // edge visits scoring grid tilings
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -171,6 +176,45 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // application's numbering at node granularity.
     from_groups("matching-in-order" + suffix, mpart, p.nodes);
   }
+  if (!huge) {
+    // Tilings of a row-major process grid (cartesian_starts.cpp): the
+    // regular groups a grid code needs, whatever the seed. Each placed by
+    // the bisection (a fixed seed: the start must not depend on the user's)
+    // and, where the block grid folds onto the torus, dimension by dimension.
+    say("node groups tiling a Cartesian rank grid");
+    // Many tilings tie on cut (every orientation of a block on a 7-point
+    // stencil), and which of them folds onto the torus depends on the torus:
+    // the bisection places the best few, folding is tried on all.
+    int placed = 0, folded = 0;
+    for (const detail::GridGrouping& grouping :
+         detail::cartesian_groupings(g, p.ppn, kCartesianGroupings, kCartesianWork)) {
+      const int blocks = static_cast<int>(grouping.part.size()) / p.ppn;
+      if (blocks > static_cast<int>(p.nodes.size())) break;
+      const CommGraph q = detail::contract(g, grouping.part, blocks);
+      const std::string name = "cartesian[" + grouping.name + "]";
+      if (placed < kCartesianPlaced) {
+        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, 1));
+        ++placed;
+      }
+      if (folded < kCartesianPlaced) {
+        std::vector<int> block_node;
+        double block_cost = 0;
+        for (const std::vector<int>& grid : grouping.grids) {
+          std::vector<int> fold = detail::embed_block_grid(q, grid, torus, p.nodes);
+          if (fold.empty()) continue;
+          const double cost = detail::weighted_cost(q, torus, fold);
+          if (block_node.empty() || cost < block_cost) {
+            block_node = std::move(fold);
+            block_cost = cost;
+          }
+        }
+        if (!block_node.empty()) {
+          from_groups(name + "-folded", grouping.part, block_node);
+          ++folded;
+        }
+      }
+    }
+  }
   // Small jobs can afford the strong preset's seeds within the default's
   // budget (a seed costs ~10 ms at 256 ranks), and seeds are what the result
   // depends on most there (which Scotch run lands on a low-load optimum).
@@ -264,7 +308,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::stable_sort(searched.begin(), searched.end(), [&](size_t a, size_t b) {
       return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
     });
-    auto family = [&](size_t i) { return cands[i].name.substr(0, cands[i].name.find_first_of("#+")); };
+    auto family = [&](size_t i) { return cands[i].name.substr(0, cands[i].name.find_first_of("#+[")); };
     std::vector<size_t> picked;
     std::vector<std::string> families;
     for (size_t i : searched) {

@@ -57,6 +57,24 @@ enum class MatchingTies { lowest, highest };
 std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups, int& groups,
                                  MatchingTies ties = MatchingTies::lowest);
 
+// Node groups that tile an assumed row-major process grid (cartesian_starts.cpp).
+struct GridGrouping {
+  std::string name;       // grid shape / block shape, e.g. "16x16/2x2"
+  std::vector<int> part;  // group of every rank, row-major over the blocks
+  std::vector<std::vector<int>> grids;  // the block grids giving this grouping: blocks along each dimension
+  double cut = 0;         // weight between groups
+};
+// The `limit` distinct groupings of lowest cut over every 2D and 3D grid
+// shape of the ranks and every block of ppn ranks that tiles it; none when
+// ppn does not divide the ranks. `work_limit` bounds the edge visits.
+std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit);
+// The node of every block (vertex of `blocks`, row-major over `grid`) when the
+// block grid folds onto the whole torus dimension by dimension (block
+// dimensions onto torus dimensions whose sizes multiply to theirs); the
+// folding of lowest weighted cost, or empty when none exists.
+std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
+                                  const std::vector<int>& nodes);
+
 // The allocated nodes along a boustrophedon walk of the torus (consecutive
 // nodes are neighbours; the dimension with the most links runs fastest).
 std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes);

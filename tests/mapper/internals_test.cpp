@@ -265,3 +265,92 @@ TEST_CASE("internals: the iterated local search ends when no rank can be kicked 
   detail::iterated_search(g, pf.torus, {0, 4}, 2, node_of, 10'000, 1);
   CHECK(node_of == std::vector<int>{0, 0, 4, 4});
 }
+
+namespace {
+
+// An undirected graph with unit weights from an edge list (no duplicates).
+CommGraph graph_of_edges(int n, const std::vector<std::pair<int, int>>& edges) {
+  std::vector<std::vector<int>> adj(static_cast<size_t>(n));
+  for (auto [u, v] : edges) {
+    adj[u].push_back(v);
+    adj[v].push_back(u);
+  }
+  CommGraph g;
+  g.vertices = n;
+  g.xadj.push_back(0);
+  for (auto& a : adj) {
+    std::sort(a.begin(), a.end());
+    for (int v : a) {
+      g.adjncy.push_back(v);
+      g.weight.push_back(1.0);
+    }
+    g.xadj.push_back(static_cast<std::int64_t>(g.adjncy.size()));
+  }
+  REQUIRE(g.check().ok());
+  return g;
+}
+
+// A periodic a x b grid numbered row-major, with the given neighbour offsets.
+CommGraph periodic_grid(int a, int b, const std::vector<std::pair<int, int>>& offsets) {
+  std::vector<std::pair<int, int>> edges;
+  for (int i = 0; i < a; ++i)
+    for (int j = 0; j < b; ++j)
+      for (auto [di, dj] : offsets) edges.push_back({i * b + j, ((i + di) % a) * b + (j + dj) % b});
+  return graph_of_edges(a * b, edges);
+}
+
+}  // namespace
+
+TEST_CASE("internals: Cartesian groupings tile a triangular lattice with 2x2 blocks that fold onto the torus") {
+  // 16x16 periodic triangular lattice (6 neighbours, as an ADI multipartition
+  // sweep): a 2x2 block keeps 5 of its 12 edge ends' edges inside (2 rows, 2
+  // columns, 1 diagonal), the most any 4 ranks can, so the cut is
+  // 768 - 64 x 5 = 448; 1x4 strips keep 3 (cut 576).
+  const CommGraph g = periodic_grid(16, 16, {{0, 1}, {1, 0}, {1, 1}});
+  const auto found = detail::cartesian_groupings(g, 4, 3, 1'000'000);
+  REQUIRE(found.size() == 3);
+  CHECK(found[0].name == "16x16/2x2");
+  CHECK(found[0].cut == 448);
+  CHECK(found[0].grids[0] == std::vector<int>{8, 8});
+  CHECK(found[1].cut >= 448);
+  CHECK(found[2].cut >= found[1].cut);
+  for (int r = 0; r < 256; ++r) CHECK(found[0].part[r] == (r / 32) * 8 + (r % 16) / 2);
+  // Folded onto the 8x8 torus as the block grid it is: rows and columns of
+  // blocks one hop apart (3 edges each way), the diagonal neighbour two hops
+  // (1 edge): 64 x (3 + 3 + 2) = 512 hops, against 448 cut edges.
+  const Platform pf = platform_of("torus=8x8 node=core:4");
+  const CommGraph q = detail::contract(g, found[0].part, 64);
+  const std::vector<int> block_node = detail::embed_block_grid(q, found[0].grids[0], pf.torus, iota_nodes(64));
+  REQUIRE(block_node.size() == 64);
+  std::vector<int> node_of(256);
+  for (int r = 0; r < 256; ++r) node_of[r] = block_node[found[0].part[r]];
+  CHECK(detail::weighted_cost(g, pf.torus, node_of) == 512);
+  // No grouping when ppn does not divide the ranks; a work limit below one
+  // grouping's visits gives none.
+  CHECK(detail::cartesian_groupings(g, 3, 3, 1'000'000).empty());
+  CHECK(detail::cartesian_groupings(g, 4, 3, 10).empty());
+}
+
+TEST_CASE("internals: a block grid folds onto torus dimensions whose sizes multiply to its own") {
+  // A 4x4 periodic grid onto a 4x2x2 torus: one dimension onto the 4, the
+  // other walked across the 2x2 (a 4-cycle), so every grid edge is one hop.
+  const Platform pf = platform_of("torus=4x2x2 node=core:1");
+  const CommGraph grid = periodic_grid(4, 4, {{0, 1}, {1, 0}});
+  const std::vector<int> node_of = detail::embed_block_grid(grid, {4, 4}, pf.torus, iota_nodes(16));
+  REQUIRE(node_of.size() == 16);
+  std::vector<int> sorted = node_of;
+  std::sort(sorted.begin(), sorted.end());
+  CHECK(sorted == iota_nodes(16));
+  for (int u = 0; u < 16; ++u)
+    for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e) CHECK(pf.torus.hops(node_of[u], node_of[grid.adjncy[e]]) == 1);
+  // A ring of 16 walks the whole torus, closing with a wrap-around hop.
+  std::vector<std::pair<int, int>> ring;
+  for (int i = 0; i < 16; ++i) ring.push_back({i, (i + 1) % 16});
+  const CommGraph cycle = graph_of_edges(16, ring);
+  const std::vector<int> walk = detail::embed_block_grid(cycle, {16}, pf.torus, iota_nodes(16));
+  REQUIRE(walk.size() == 16);
+  for (int i = 0; i < 16; ++i) CHECK(pf.torus.hops(walk[i], walk[(i + 1) % 16]) == 1);
+  // Sizes that do not multiply out, or a partial allocation: no folding.
+  CHECK(detail::embed_block_grid(grid, {2, 8}, platform_of("torus=4x4 node=core:1").torus, iota_nodes(16)).empty());
+  CHECK(detail::embed_block_grid(grid, {4, 4}, pf.torus, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
+}

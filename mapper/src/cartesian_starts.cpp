@@ -1,0 +1,223 @@
+// Starts that assume what most MPI codes do: ranks numbered row-major along
+// a 2D or 3D process grid (MPI_Cart_create, NAS's row/column grids, stencil
+// decompositions). Such a numbering is invisible to a min-cut partitioner,
+// which returns whatever group shapes its coarsening happened to find, and to
+// the seeded starts, whose shapes vary from seed to seed; tiling the grid
+// with equal blocks of ppn ranks gives the regular groups (2x2 squares of a
+// triangular lattice, 1x1x4 columns of a 3D stencil) that lay out on a torus
+// without long edges. Deterministic: no seed, so the result of the default
+// does not depend on the luck of a seed wherever a grid is what wins.
+//
+//   cartesian_groupings  every grid shape (2 or 3 dimensions, each >= 2) and
+//                        every block of ppn ranks that tiles it; the
+//                        groupings of lowest cut (inter-group weight)
+//   embed_block_grid     the grid of blocks laid onto the torus: each block
+//                        dimension onto torus dimensions whose sizes multiply
+//                        to its size (a boustrophedon walk when several), so
+//                        that grid neighbours land on torus neighbours
+#include <algorithm>
+#include <functional>
+#include <numeric>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+namespace {
+
+// Every ordered factorisation of n into `parts` factors >= 2.
+void factorisations(int n, int parts, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
+  if (parts == 1) {
+    if (n >= 2) {
+      prefix.push_back(n);
+      out.push_back(prefix);
+      prefix.pop_back();
+    }
+    return;
+  }
+  for (int f = 2; f * 2 <= n; ++f) {
+    if (n % f != 0) continue;
+    prefix.push_back(f);
+    factorisations(n / f, parts - 1, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+// Every block (b_i dividing dims_i) with prod b_i == volume.
+void blocks_of(const std::vector<int>& dims, int volume, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
+  const size_t i = prefix.size();
+  if (i == dims.size()) {
+    if (volume == 1) out.push_back(prefix);
+    return;
+  }
+  for (int b = 1; b <= dims[i] && b <= volume; ++b) {
+    if (dims[i] % b != 0 || volume % b != 0) continue;
+    prefix.push_back(b);
+    blocks_of(dims, volume / b, prefix, out);
+    prefix.pop_back();
+  }
+}
+
+std::string shape_name(const std::vector<int>& v) {
+  std::string s;
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? "x" : "") + std::to_string(v[i]);
+  return s;
+}
+
+// Coordinates of `index` along a boustrophedon walk of a box of `sizes` (the
+// first size slowest): consecutive indices are one step apart.
+void walk_coords(long long index, const std::vector<int>& sizes, std::vector<int>& coords) {
+  long long volume = 1;
+  for (int s : sizes) volume *= s;
+  coords.assign(sizes.size(), 0);
+  for (size_t j = 0; j < sizes.size(); ++j) {
+    volume /= sizes[j];
+    const int digit = static_cast<int>(index / volume);
+    long long rest = index % volume;
+    if (digit % 2 == 1) rest = volume - 1 - rest;  // odd rows run backwards
+    coords[j] = digit;
+    index = rest;
+  }
+}
+
+}  // namespace
+
+std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit) {
+  const int n = graph.vertices;
+  std::vector<GridGrouping> found;
+  if (ppn < 1 || n < 4 || n % ppn != 0 || graph.edges() == 0) return found;
+  std::vector<std::vector<int>> shapes;
+  std::vector<int> prefix;
+  for (int parts : {2, 3}) factorisations(n, parts, prefix, shapes);
+  // Shapes in order of how much of the weight runs between grid neighbours
+  // (rank distance one stride of a dimension, or its wrap-around), judged
+  // from a histogram of rank distances: with many shapes (2^15 ranks have
+  // 105) the work limit then cuts the implausible ones, not the true grid.
+  std::vector<std::pair<int, double>> by_distance;
+  for (int u = 0; u < n; ++u)
+    for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e)
+      if (graph.adjncy[e] > u) by_distance.push_back({graph.adjncy[e] - u, graph.weight[e]});
+  std::sort(by_distance.begin(), by_distance.end());
+  auto weight_at = [&](long long distance) {
+    auto it = std::lower_bound(by_distance.begin(), by_distance.end(), std::pair<int, double>{static_cast<int>(distance), -1.0});
+    double w = 0;
+    for (; it != by_distance.end() && it->first == distance; ++it) w += it->second;
+    return w;
+  };
+  std::vector<double> affinity(shapes.size(), 0);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    long long stride = 1;
+    for (size_t j = shapes[i].size(); j-- > 0;) {
+      affinity[i] += weight_at(stride);
+      if (shapes[i][j] > 2) affinity[i] += weight_at(stride * (shapes[i][j] - 1));
+      stride *= shapes[i][j];
+    }
+  }
+  std::vector<size_t> order(shapes.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return affinity[a] > affinity[b]; });
+  const std::int64_t per_grouping = static_cast<std::int64_t>(n) + static_cast<std::int64_t>(graph.adjncy.size());
+  std::int64_t work = 0;
+  std::vector<int> coord(static_cast<size_t>(n) * 3), part(static_cast<size_t>(n));
+  for (size_t shape : order) {
+    const std::vector<int>& dims = shapes[shape];
+    const size_t d = dims.size();
+    // Row-major: the last dimension varies fastest.
+    for (int r = 0; r < n; ++r) {
+      int rest = r;
+      for (size_t i = d; i-- > 0;) {
+        coord[static_cast<size_t>(r) * 3 + i] = rest % dims[i];
+        rest /= dims[i];
+      }
+    }
+    std::vector<std::vector<int>> blocks;
+    blocks_of(dims, ppn, prefix, blocks);
+    for (const std::vector<int>& block : blocks) {
+      if (work + per_grouping > work_limit) return found;
+      work += per_grouping;
+      std::vector<int> grid(d);
+      for (size_t i = 0; i < d; ++i) grid[i] = dims[i] / block[i];
+      for (int r = 0; r < n; ++r) {
+        int id = 0;
+        for (size_t i = 0; i < d; ++i) id = id * grid[i] + coord[static_cast<size_t>(r) * 3 + i] / block[i];
+        part[r] = id;
+      }
+      double cut = 0;
+      for (int u = 0; u < n; ++u)
+        for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e)
+          if (part[graph.adjncy[e]] != part[u]) cut += graph.weight[e];
+      cut /= 2;
+      // Different shapes can tile alike (2x512 and 16x8x8 with blocks of 2
+      // along the last dimension): one grouping, with every block grid it
+      // has, since which of them folds onto the torus depends on the torus.
+      auto same = std::find_if(found.begin(), found.end(), [&](const GridGrouping& f) { return f.cut == cut && f.part == part; });
+      if (same != found.end()) {
+        same->grids.push_back(grid);
+        continue;
+      }
+      found.push_back(GridGrouping{shape_name(dims) + "/" + shape_name(block), part, {grid}, cut});
+      std::stable_sort(found.begin(), found.end(), [](const GridGrouping& a, const GridGrouping& b) { return a.cut < b.cut; });
+      if (static_cast<int>(found.size()) > limit) found.pop_back();
+    }
+  }
+  return found;
+}
+
+std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
+                                  const std::vector<int>& nodes) {
+  // Only onto the whole torus: a partial allocation has holes a grid cannot skip.
+  if (static_cast<int>(nodes.size()) != torus.nodes()) return {};
+  long long volume = 1;
+  for (int s : grid) volume *= s;
+  if (volume != blocks.vertices || volume != torus.nodes()) return {};
+  // Assign every torus dimension of size > 1 to one block dimension; valid
+  // when each block dimension's torus sizes multiply to its size.
+  std::vector<int> tdims;
+  for (int t = 0; t < torus.dims(); ++t)
+    if (torus.size(t) > 1) tdims.push_back(t);
+  std::vector<int> owner(tdims.size(), 0);
+  std::vector<int> best;
+  double best_cost = 0;
+  std::vector<int> node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(torus.dims()));
+  std::function<void(size_t)> assign = [&](size_t j) {
+    if (j < tdims.size()) {
+      for (size_t g = 0; g < grid.size(); ++g) {
+        owner[j] = static_cast<int>(g);
+        assign(j + 1);
+      }
+      return;
+    }
+    std::vector<std::vector<int>> parts(grid.size());
+    for (size_t k = 0; k < tdims.size(); ++k) parts[static_cast<size_t>(owner[k])].push_back(tdims[k]);
+    for (size_t g = 0; g < grid.size(); ++g) {
+      long long product = 1;
+      for (int t : parts[g]) product *= torus.size(t);
+      if (product != grid[g]) return;
+    }
+    for (long long b = 0; b < volume; ++b) {
+      long long rest = b;
+      for (size_t g = grid.size(); g-- > 0;) {
+        bcoords[g] = static_cast<int>(rest % grid[g]);
+        rest /= grid[g];
+      }
+      std::fill(tc.begin(), tc.end(), 0);
+      for (size_t g = 0; g < grid.size(); ++g) {
+        std::vector<int> sizes;
+        for (int t : parts[g]) sizes.push_back(torus.size(t));
+        walk_coords(bcoords[g], sizes, sub);
+        for (size_t k = 0; k < parts[g].size(); ++k) tc[static_cast<size_t>(parts[g][k])] = sub[k];
+      }
+      node_of[static_cast<size_t>(b)] = torus.node_at(tc);
+    }
+    const double cost = weighted_cost(blocks, torus, node_of);
+    if (best.empty() || cost < best_cost) {
+      best = node_of;
+      best_cost = cost;
+    }
+  };
+  // At most grid.size()^dims assignments (3^4 = 81 on a 4D torus).
+  assign(0);
+  return best;
+}
+
+}  // namespace rankmap::detail
