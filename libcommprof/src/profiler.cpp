@@ -417,11 +417,12 @@ void append(std::vector<WireCount>* out, const std::vector<PeerCount>& list) {
 }
 
 // Gatherv to rank 0 with 64-bit counts and displacements: MPI_Gatherv_c
-// where the MPI has it; SimGrid SMPI (MPI 3.1) has not, so there the int
-// form, which a profile gather cannot overflow at the scales it simulates.
+// where the MPI has it; SimGrid SMPI and Open MPI 4.1 (MPI 3.1) have not, so
+// there the int form, whose displacements overflow past 2^31 (rank, peer)
+// entries in the whole job.
 void gatherv(const void* send, MPI_Count n, MPI_Datatype type, void* recv, const std::vector<MPI_Count>& counts,
              const std::vector<MPI_Aint>& displs, int world_rank) {
-#if defined(COMMPROF_SMPI)
+#if defined(COMMPROF_SMPI) || MPI_VERSION < 4
   std::vector<int> icounts(counts.begin(), counts.end()), idispls(displs.begin(), displs.end());
   PMPI_Gatherv(send, static_cast<int>(n), type, recv, world_rank == 0 ? icounts.data() : nullptr,
                world_rank == 0 ? idispls.data() : nullptr, type, 0, MPI_COMM_WORLD);

@@ -46,6 +46,8 @@ Settings read_settings(std::vector<std::string>* warnings) {
 #define COMMPROF_NAME(name, type, def, help) "COMMPROF_" #name,
       COMMPROF_SETTINGS(COMMPROF_NAME)
 #undef COMMPROF_NAME
+      // commprof-run's own (which library to preload), not typos.
+      "COMMPROF_LIBRARY", "COMMPROF_OMPI_LIBRARY",
   };
   for (char** e = environ; e && *e; ++e) {
     if (std::strncmp(*e, "COMMPROF_", 9) != 0) continue;
