@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "mpi3_compat.hpp"
 #include "rankmap/profile.hpp"
 
 namespace commprof_test {

@@ -1,18 +1,22 @@
 # Behaviour of libcommprof outside the happy path. -D MODE=... plus
-# MPIEXEC LIBRARY PROGRAM WORKDIR CHECKER LAUNCHER
+# MPIEXEC LIBRARY PROGRAM WORKDIR CHECKER LAUNCHER [MPI=mpich|openmpi]
 #   unwritable: the profile cannot be written -> exit status 0, exactly one
 #               "commprof: cannot write profile" line on stderr (rank 0)
 #   non_mpi:    processes that are not MPI programs run unchanged, write nothing
 #   disabled:   COMMPROF_ENABLE=0 -> the job runs, no profile is written
 #   launcher:   commprof-run -o FILE -- mpiexec ... writes the same profile
+include(${CMAKE_CURRENT_LIST_DIR}/mpi_launch.cmake)
+if(NOT MPI)
+  set(MPI mpich)
+endif()
 file(REMOVE_RECURSE ${WORKDIR})
 file(MAKE_DIRECTORY ${WORKDIR})
 
 if(MODE STREQUAL "unwritable")
+  commprof_launch_command(launch ${MPI} ${MPIEXEC} 3 LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${WORKDIR}/no/such/dir/x.prof
+                          COMMPROF_TEST_EXPECTED=${WORKDIR}/x.expected)
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${WORKDIR}/no/such/dir/x.prof
-            COMMPROF_TEST_EXPECTED=${WORKDIR}/x.expected
-            ${MPIEXEC} -n 3 ${PROGRAM}
+    COMMAND ${launch} ${PROGRAM}
     WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_VARIABLE out)
   string(REGEX MATCHALL "commprof: cannot write profile[^\n]*" lines "${err}")
   list(LENGTH lines n)
@@ -28,17 +32,25 @@ elseif(MODE STREQUAL "non_mpi")
     message(FATAL_ERROR "non-MPI process affected: exit ${status}, out '${out}', err '${err}', files '${written}'")
   endif()
 elseif(MODE STREQUAL "disabled")
+  commprof_launch_command(launch ${MPI} ${MPIEXEC} 2 LD_PRELOAD=${LIBRARY} COMMPROF_ENABLE=0 COMMPROF_OUTPUT=${WORKDIR}/x.prof)
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} COMMPROF_ENABLE=0 COMMPROF_OUTPUT=${WORKDIR}/x.prof
-            ${MPIEXEC} -n 2 ${PROGRAM}
+    COMMAND ${launch} ${PROGRAM}
     WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status)
   if(NOT status EQUAL 0 OR EXISTS ${WORKDIR}/x.prof)
     message(FATAL_ERROR "COMMPROF_ENABLE=0: exit ${status}, profile written: should not be")
   endif()
 elseif(MODE STREQUAL "launcher")
   # Relative -o: the launcher makes it absolute, ranks may start elsewhere.
+  # Open MPI: commprof-run finds out from `mpirun --version` and passes the
+  # preload with -x itself; more ranks than cores need --oversubscribe.
+  set(launcher_env COMMPROF_LIBRARY=${LIBRARY})
+  set(mpiexec_args)
+  if(MPI STREQUAL "openmpi")
+    set(launcher_env COMMPROF_OMPI_LIBRARY=${LIBRARY})
+    set(mpiexec_args --oversubscribe)
+  endif()
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env COMMPROF_LIBRARY=${LIBRARY} ${LAUNCHER} -o app.prof -- ${MPIEXEC} -n 4 ${PROGRAM}
+    COMMAND ${CMAKE_COMMAND} -E env ${launcher_env} ${LAUNCHER} -o app.prof -- ${MPIEXEC} ${mpiexec_args} -n 4 ${PROGRAM}
     WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "commprof-run exited with ${status}")

@@ -1,14 +1,21 @@
 # Runs one libcommprof integration test: the program under mpiexec with the
 # profiler preloaded, then commprof_check on the profile it wrote.
-# -D MPIEXEC NP PROGRAM LIBRARY OUTPUT CHECKER [CHECK_ARGS] [ENV] [APP_ARGS]
+# -D MPIEXEC NP PROGRAM LIBRARY OUTPUT CHECKER [MPI=mpich|openmpi] [CHECK_ARGS] [ENV] [APP_ARGS]
+include(${CMAKE_CURRENT_LIST_DIR}/mpi_launch.cmake)
 file(REMOVE ${OUTPUT} ${OUTPUT}.expected)
 separate_arguments(check_args UNIX_COMMAND "${CHECK_ARGS}")
 separate_arguments(extra_env UNIX_COMMAND "${ENV}")
 separate_arguments(app_args UNIX_COMMAND "${APP_ARGS}")
-execute_process(
-  COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${OUTPUT} ${extra_env}
-          ${MPIEXEC} -n ${NP} ${PROGRAM} ${app_args}
-  RESULT_VARIABLE run_status)
+if(NOT MPI)
+  set(MPI mpich)
+endif()
+# ENV may set LD_PRELOAD itself (the yield shim in front of the profiler).
+set(env LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${OUTPUT})
+if(extra_env MATCHES "LD_PRELOAD=")
+  set(env COMMPROF_OUTPUT=${OUTPUT})
+endif()
+commprof_launch_command(launch ${MPI} ${MPIEXEC} ${NP} ${env} ${extra_env})
+execute_process(COMMAND ${launch} ${PROGRAM} ${app_args} RESULT_VARIABLE run_status)
 if(NOT run_status EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} under the profiler exited with ${run_status}")
 endif()
