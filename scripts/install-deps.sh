@@ -11,7 +11,7 @@ packages=(
   catch2 libcli11-dev nlohmann-json3-dev
   chromium
   libsimgrid-dev simgrid
-  openmpi-bin libopenmpi-dev
+  openmpi-bin libopenmpi-dev lammps lammps-examples
   valgrind
   slurmctld slurmd slurm-client munge
 )
