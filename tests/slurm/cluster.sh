@@ -1,7 +1,10 @@
 # A real Slurm 22.05 cluster on one machine, for tests: a private munged, one
 # slurmctld and four slurmd daemons (node0..node3), each slurmd in its own UTS
-# namespace so that `hostname` inside a job step is the node's name. Sourced
-# by the test scripts (POSIX sh); nothing system-wide is used or changed.
+# namespace, so that `hostname` inside a job step is the node's name, and,
+# when the caller runs in a network namespace of its own with
+# RANKMAP_SLURM_NETNS=1, in its own network namespace too, with its own
+# address (10.77.0.1-4) on a bridge in the caller's namespace. Sourced by the
+# test scripts (POSIX sh); nothing system-wide is used or changed.
 #
 #   slurm_cluster_start DIR   write DIR/slurm.conf, start everything, wait until
 #                             the 4 nodes are idle; exports SLURM_CONF
@@ -11,10 +14,12 @@
 # Why these choices (measured on Debian bookworm, 2 cores; see
 # /work/shared/toolchain-notes.md "Namespaces and Slurm"):
 # - Several slurmds on one host (multiple-slurmd build: `slurmd -N name`),
-#   each with its own port, spool and pid file (%n).
-# - Only a UTS namespace per slurmd: slurmd, slurmctld and srun talk over
-#   127.0.0.1, so a network namespace would need veth pairs and routes for no
-#   gain in what the test checks (host name and binding of every rank).
+#   each with its own spool and pid file (%n).
+# - Network namespaces: slurmctld and every client (srun, sbatch) stay in
+#   the caller's namespace and reach the nodes over the bridge; MPI ranks on
+#   different nodes talk over it too. Without them (RANKMAP_SLURM_NETNS
+#   unset), everything talks over 127.0.0.1 with a port per slurmd, chosen
+#   free; host names and bindings, which the test checks, are the same.
 # - No cgroups: proctrack/linuxproc and task/affinity (sched_setaffinity).
 # - Nodes describe this machine's real packages, cores and threads (from
 #   hwloc): task/affinity binds to real CPUs, so a node cannot claim CPUs the
@@ -90,6 +95,23 @@ slurm_cluster_wait_gone() {
   return 1
 }
 
+# slurm_cluster_node_net PID I: once process PID is in a network namespace
+# of its own, gives it eth0 = 10.77.0.I/24, a veth pair to the bridge.
+slurm_cluster_node_net() {
+  sc_k=0
+  while [ "$(readlink "/proc/$1/ns/net" 2> /dev/null)" = "$(readlink /proc/self/ns/net)" ]; do
+    sc_k=$((sc_k + 1))
+    [ $sc_k -lt 100 ] || { slurm_log "process $1 did not enter its network namespace"; return 1; }
+    sleep 0.02
+  done
+  ip link add "rankmap-h$2" type veth peer name "rankmap-n$2" &&
+    ip link set "rankmap-h$2" master rankmap-br && ip link set "rankmap-h$2" up &&
+    ip link set "rankmap-n$2" netns "$1" &&
+    nsenter -t "$1" -n sh -c "ip link set lo up && ip link set rankmap-n$2 name eth0 &&
+      ip addr add 10.77.0.$2/24 dev eth0 && ip link set eth0 up" ||
+    { slurm_log "cannot give node $2 its network"; return 1; }
+}
+
 slurm_cluster_start() {
   slurm_cluster_dir=$1
   sc_d=$slurm_cluster_dir
@@ -106,12 +128,36 @@ slurm_cluster_start() {
   sc_cores=$(($(hwloc-calc --number-of core all) / sc_sockets))
   sc_threads=$(($(hwloc-calc --number-of pu all) / (sc_sockets * sc_cores)))
   sc_cpus=$((sc_sockets * sc_cores * sc_threads))
-  sc_base=$(slurm_free_port_block) || { slurm_log "no free TCP ports"; return 1; }
+  if [ "${RANKMAP_SLURM_NETNS:-}" = 1 ]; then
+    # The caller runs in a network namespace of its own (the test re-executes
+    # itself under `unshare -n`): a bridge there, and each slurmd in its own
+    # network namespace behind a veth pair with its own address. Nothing of
+    # it is visible outside; it all vanishes with the processes.
+    ip link set lo up && ip link add rankmap-br type bridge && ip addr add 10.77.0.254/24 dev rankmap-br &&
+      ip link set rankmap-br up || { slurm_log "cannot set up the bridge in the test's network namespace"; return 1; }
+    sc_base=6817
+    sc_ctl="localhost(10.77.0.254)"
+    sc_nodes=""
+    sc_i=0
+    for sc_n in $SLURM_CLUSTER_NODES; do
+      sc_i=$((sc_i + 1))
+      sc_nodes="${sc_nodes}NodeName=$sc_n NodeHostname=$sc_n NodeAddr=10.77.0.$sc_i Port=$((sc_base + 1))"
+      sc_nodes="$sc_nodes CPUs=$sc_cpus Sockets=$sc_sockets CoresPerSocket=$sc_cores ThreadsPerCore=$sc_threads RealMemory=100
+"
+    done
+    sc_net="its own network namespace (10.77.0.1-4 on a bridge)"
+  else
+    sc_base=$(slurm_free_port_block) || { slurm_log "no free TCP ports"; return 1; }
+    sc_ctl=localhost
+    sc_nodes="NodeName=node[0-3] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$((sc_base + 1))-$((sc_base + 4))]"
+    sc_nodes="$sc_nodes CPUs=$sc_cpus Sockets=$sc_sockets CoresPerSocket=$sc_cores ThreadsPerCore=$sc_threads RealMemory=100"
+    sc_net="the machine's network (127.0.0.1, one port each)"
+  fi
 
   cat > "$sc_d/slurm.conf" << EOF
 # Written by tests/slurm/cluster.sh: a throw-away cluster on one machine.
 ClusterName=rankmaptest
-SlurmctldHost=localhost
+SlurmctldHost=$sc_ctl
 SlurmUser=root
 SlurmdUser=root
 SlurmctldPort=$sc_base
@@ -138,7 +184,7 @@ MailProg=/bin/true
 KillWait=2
 SchedulerParameters=batch_sched_delay=0
 MinJobAge=60
-NodeName=node[0-3] NodeHostname=localhost NodeAddr=127.0.0.1 Port=[$((sc_base + 1))-$((sc_base + 4))] CPUs=$sc_cpus Sockets=$sc_sockets CoresPerSocket=$sc_cores ThreadsPerCore=$sc_threads RealMemory=100
+$sc_nodes
 PartitionName=debug Nodes=node[0-3] Default=YES MaxTime=INFINITE State=UP
 EOF
   SLURM_CONF=$sc_d/slurm.conf
@@ -158,10 +204,22 @@ EOF
 
   slurmctld -D -i -f "$sc_d/slurm.conf" > "$sc_d/log/slurmctld.out" 2>&1 &
   slurm_cluster_pids="$slurm_cluster_pids $!"
+  sc_i=0
   for sc_n in $SLURM_CLUSTER_NODES; do
-    # exec keeps the PID: $! is slurmd itself, inside its own UTS namespace.
-    unshare -u sh -c "hostname $sc_n && exec slurmd -D -f '$sc_d/slurm.conf' -N $sc_n" > "$sc_d/log/slurmd-$sc_n.out" 2>&1 &
-    slurm_cluster_pids="$slurm_cluster_pids $!"
+    sc_i=$((sc_i + 1))
+    # exec keeps the PID: $! is slurmd itself, inside its own namespaces.
+    if [ "${RANKMAP_SLURM_NETNS:-}" = 1 ]; then
+      # slurmd starts once its network is there (the file appears).
+      unshare -n -u sh -c "hostname $sc_n && while [ ! -e '$sc_d/net-$sc_n' ]; do sleep 0.02; done &&
+        exec slurmd -D -f '$sc_d/slurm.conf' -N $sc_n" > "$sc_d/log/slurmd-$sc_n.out" 2>&1 &
+      sc_p=$!
+      slurm_cluster_pids="$slurm_cluster_pids $sc_p"
+      slurm_cluster_node_net "$sc_p" "$sc_i" || return 1
+      : > "$sc_d/net-$sc_n"
+    else
+      unshare -u sh -c "hostname $sc_n && exec slurmd -D -f '$sc_d/slurm.conf' -N $sc_n" > "$sc_d/log/slurmd-$sc_n.out" 2>&1 &
+      slurm_cluster_pids="$slurm_cluster_pids $!"
+    fi
   done
 
   # Up when all four nodes are idle (0.1-0.2 s here; generous for loaded CI).
@@ -178,7 +236,7 @@ EOF
     fi
     sleep 0.1
   done
-  slurm_log "up: 4 nodes of $sc_sockets package(s) x $sc_cores core(s) x $sc_threads thread(s), ports $sc_base-$((sc_base + 4)), state in $sc_d"
+  slurm_log "up: 4 nodes of $sc_sockets package(s) x $sc_cores core(s) x $sc_threads thread(s), each slurmd in $sc_net, state in $sc_d"
 }
 
 slurm_cluster_stop() {

@@ -2,7 +2,8 @@
  * name the process sees (each slurmd runs in its own UTS namespace, so this
  * is the node's name) and the CPUs it may run on (sched_getaffinity).
  * Built twice: plain C, rank from SLURM_PROCID (srun's task id); with
- * -DPROBE_MPI, rank from MPI_Comm_rank, so MPI startup under srun (PMI-2) is
+ * -DPROBE_MPI, rank from MPI_Comm_rank after an MPI_Allreduce across all
+ * ranks, so MPI startup under srun (PMI-2) and traffic between the nodes are
  * checked too. */
 #define _GNU_SOURCE
 #include <sched.h>
@@ -18,6 +19,13 @@ int main(int argc, char** argv) {
 #ifdef PROBE_MPI
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  /* Traffic between the nodes (their network namespaces): the sum of all
+   * ranks must arrive everywhere, else the line says so. */
+  int size = 0;
+  long sum = 0, mine = rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+  if (sum != (long)size * (size - 1) / 2) printf("%d allreduce-gave-%ld\n", rank, sum);
 #else
   (void)argc;
   (void)argv;

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Relaunch under a real Slurm cluster (issue 12): starts a 4-node Slurm 22.05
-# cluster on this machine (tests/slurm/cluster.sh), maps a profile onto a
+# cluster on this machine (tests/slurm/cluster.sh; each node in its own UTS
+# and, where possible, network namespace), maps a profile onto a
 # 4-node machine whose hosts are the slurmd node names, runs the launch line
 # rankfile-gen prints for Slurm, and the batch script it writes, and checks
 # that every rank ran on its mapped host, bound to exactly its mapped core.
@@ -26,6 +27,19 @@ if ! unshare -u true 2> /dev/null; then
   echo "SKIP: cannot create a UTS namespace here (unshare -u: $(unshare -u true 2>&1 | head -n 1)); the Slurm test needs root and namespaces"
   exit 77
 fi
+
+# Network namespaces where they can be made: the test re-executes itself in
+# one of its own, where cluster.sh puts a bridge that links each slurmd's
+# namespace (own address, 10.77.0.<i>). Elsewhere the slurmds share this
+# machine's network (127.0.0.1, a port each); the checks are the same.
+if [ -z "${RANKMAP_SLURM_NETNS:-}" ]; then
+  if unshare -n sh -c 'ip link add rankmap-br type bridge && ip link add rankmap-a type veth peer name rankmap-b' 2> /dev/null; then
+    RANKMAP_SLURM_NETNS=1 exec unshare -n sh "$0" "$@"
+  fi
+  echo "note: no network namespace with a bridge and veth pairs here: the slurmds share the machine's network"
+  RANKMAP_SLURM_NETNS=0
+fi
+export RANKMAP_SLURM_NETNS
 
 rm -rf "$work"
 mkdir -p "$work"
