@@ -23,16 +23,20 @@ std::string default_prefix(const std::string& mapping_path) {
 int rankfile_gen_main(int argc, char** argv) {
   CLI::App cli{"Translate a rankmap mapping into launcher files (Open MPI rankfile, MPICH machine file, Slurm "
                "hostfile, permutation) and print the launch lines."};
+  rankmap::cli::setup(cli, "rankfile-gen");
   std::string mapping_path, format_name = "all", prefix, app = "./app";
-  cli.add_option("mapping", mapping_path, "mapping file (rankmap-mapping 1)")->required();
+  bool quiet = false;
+  rankmap::cli::add_mapping(cli, mapping_path);
   cli.add_option("--format", format_name, "openmpi, mpich, slurm, perm or all")->capture_default_str();
-  cli.add_option("-o,--output-prefix", prefix, "output files are PREFIX.rankfile, PREFIX.machinefile, ... "
-                                               "(default: the mapping path without its extension)");
+  rankmap::cli::add_output(cli, prefix, "output prefix: files PREFIX.rankfile, PREFIX.machinefile, ... "
+                                        "(default: the mapping path without its extension)");
+  rankmap::cli::add_hidden_alias(cli, "--output-prefix", prefix);  // its name before issue 13
   cli.add_option("--app", app, "program and arguments to show in the launch lines")->capture_default_str();
+  rankmap::cli::add_quiet(cli, quiet, "no warnings on stderr");
   if (auto status = rankmap::cli::parse(cli, argc, argv, "rankfile-gen")) return *status;
 
   auto fail = [](const std::string& message, int status) {
-    std::fprintf(stderr, "rankfile-gen: %s\n", message.c_str());
+    rankmap::cli::print_error("rankfile-gen", message);
     return status;
   };
   std::vector<rankmap::LaunchFormat> formats;
@@ -65,7 +69,7 @@ int rankfile_gen_main(int argc, char** argv) {
   rankmap::Status written = rankmap::write_launch_files(plans);
   if (!written) return fail(written.error().message, 2);
   for (const std::string& warning : rankmap::launch_warnings(*mapping))
-    std::fprintf(stderr, "rankfile-gen: warning: %s\n", warning.c_str());
+    if (!quiet) rankmap::cli::print_warning("rankfile-gen", warning);
 
   // Comments start with '#', so the output can be pasted into a shell as is.
   for (const rankmap::LaunchPlan& plan : plans) {

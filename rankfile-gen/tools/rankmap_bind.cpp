@@ -2,25 +2,29 @@
 // Run by the launcher in place of the application: finds this process's rank
 // in the launcher's environment, binds to the mapped core with hwloc, warns
 // if the host is not the mapped one, then execs PROGRAM (so its exit status
-// is the job's). Its own failures exit 2 (bad input) before the exec, 127 if
-// PROGRAM cannot be executed. RANKMAP_BIND_VERBOSE=1 reports each binding.
+// is the job's). Its own failures exit 2 (bad input or usage) before the exec,
+// 127 if PROGRAM cannot be executed. -v (or RANKMAP_BIND_VERBOSE=1) reports
+// each binding, -q drops the warnings.
+#include <CLI/CLI.hpp>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <exception>
 #include <string>
+#include <vector>
 
 #include "rankmap/bind.hpp"
+#include "rankmap/cli.hpp"
 #include "rankmap/mapping.hpp"
 
 namespace {
-int fail(const std::string& message, int status) {
-  std::fprintf(stderr, "rankmap-bind: %s\n", message.c_str());
-  return status;
-}
+
+using rankmap::cli::fail;
+using rankmap::cli::take;
+
+constexpr const char* kTool = "rankmap-bind";
 
 std::string current_host() {
   if (const char* fake = std::getenv(rankmap::kFakeHostVariable)) return fake;
@@ -30,38 +34,51 @@ std::string current_host() {
 }
 
 int bind_main(int argc, char** argv) {
-  if (argc < 4 || std::strcmp(argv[2], "--") != 0)
-    return fail("usage: rankmap-bind MAPPING -- PROGRAM [ARGS...]", 2);
-  auto mapping = rankmap::read_mapping(argv[1]);
-  if (!mapping) return fail(mapping.error().message, 2);
-  auto env = rankmap::rank_from_environment([](const char* name) -> const char* { return std::getenv(name); });
-  if (!env) return fail(env.error().message, 2);
-  for (const std::string& w : env->warnings) std::fprintf(stderr, "rankmap-bind: warning: %s\n", w.c_str());
-  const int rank = env->rank;
-  if (rank >= mapping->ranks())
-    return fail(env->variable + "=" + std::to_string(rank) + " but " + argv[1] + " maps " + std::to_string(mapping->ranks()) + " ranks", 2);
+  CLI::App app{"rankmap-bind MAPPING -- PROGRAM [ARGS...]: run by the launcher in place of the program; binds this "
+               "rank to its mapped core, then executes the program"};
+  rankmap::cli::setup(app, kTool);
+  std::string mapping_path;
+  std::vector<std::string> command;
+  bool quiet = false, verbose = false;
+  rankmap::cli::add_mapping(app, mapping_path);
+  app.add_option("command", command, "program and its arguments, after --");
+  rankmap::cli::add_quiet(app, quiet, "no warnings on stderr (a wrong host, a guessed rank)");
+  rankmap::cli::add_verbose(app, verbose, "report each binding on stderr (also RANKMAP_BIND_VERBOSE=1)");
+  if (auto status = rankmap::cli::parse(app, argc, argv, kTool)) return *status;
+  if (command.empty()) fail("no program to run: rankmap-bind MAPPING -- PROGRAM [ARGS...] (see rankmap-bind --help)");
+  if (const char* v = std::getenv("RANKMAP_BIND_VERBOSE"); v && std::strcmp(v, "0") != 0) verbose = true;
 
-  const rankmap::Placement& p = mapping->placement[static_cast<size_t>(rank)];
-  const std::string& mapped_host = mapping->machine.host_name(p.node);
+  rankmap::Mapping mapping = take(rankmap::read_mapping(mapping_path));
+  auto env = take(rankmap::rank_from_environment([](const char* name) -> const char* { return std::getenv(name); }));
+  if (!quiet)
+    for (const std::string& w : env.warnings) rankmap::cli::print_warning(kTool, w);
+  const int rank = env.rank;
+  if (rank >= mapping.ranks())
+    fail(env.variable + "=" + std::to_string(rank) + " but " + mapping_path + " maps " + std::to_string(mapping.ranks()) +
+         " ranks");
+
+  const rankmap::Placement& p = mapping.placement[static_cast<size_t>(rank)];
+  const std::string& mapped_host = mapping.machine.host_name(p.node);
   const std::string host = current_host();
   // A wrong host is the launcher's doing and cannot be fixed from here; bind
   // anyway so the run still has a core each, and say so.
-  if (!rankmap::same_host(host, mapped_host))
-    std::fprintf(stderr, "rankmap-bind: warning: rank %d runs on host '%s' but %s maps it to '%s'\n", rank, host.c_str(), argv[1], mapped_host.c_str());
-  auto bound = rankmap::bind_process_to_core(p.core);
-  if (!bound) return fail("rank " + std::to_string(rank) + ": " + bound.error().message, 2);
-  if (const char* verbose = std::getenv("RANKMAP_BIND_VERBOSE"); verbose && std::strcmp(verbose, "0") != 0)
-    std::fprintf(stderr, "rankmap-bind: rank %d (%s) host %s core %d cpus %s\n", rank, env->variable.c_str(), host.c_str(), p.core, bound->c_str());
+  if (!rankmap::same_host(host, mapped_host) && !quiet)
+    rankmap::cli::print_warning(kTool, "rank " + std::to_string(rank) + " runs on host '" + host + "' but " + mapping_path +
+                                           " maps it to '" + mapped_host + "'");
+  const std::string cpus = take(rankmap::bind_process_to_core(p.core), "rank " + std::to_string(rank));
+  if (verbose)
+    rankmap::cli::print_note(kTool, "rank " + std::to_string(rank) + " (" + env.variable + ") host " + host + " core " +
+                                        std::to_string(p.core) + " cpus " + cpus);
 
-  execvp(argv[3], argv + 3);
-  return fail(std::string("cannot execute ") + argv[3] + ": " + std::strerror(errno), 127);
+  std::vector<char*> args;
+  for (std::string& word : command) args.push_back(word.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  fail("cannot execute " + command.front() + ": " + std::strerror(errno), 127);
 }
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return bind_main(argc, argv);
-  } catch (const std::exception& e) {
-    return fail(std::string("internal error: ") + e.what(), 1);
-  }
+  return rankmap::cli::run(kTool, [&] { return bind_main(argc, argv); });
 }

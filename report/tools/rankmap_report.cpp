@@ -17,11 +17,7 @@ namespace {
 
 using namespace rankmap;
 
-// Every failure here is bad input (exit 2), reported on one line.
-[[noreturn]] void fail(const std::string& message) {
-  std::cerr << "rankmap-report: " << message << "\n";
-  std::exit(2);
-}
+using cli::fail;
 
 std::string fmt(double v) {
   if (!std::isfinite(v)) return "n/a";
@@ -39,13 +35,18 @@ std::string base_name(const std::string& path) {
 
 int report_main(int argc, char** argv) {
   CLI::App app{"rankmap-report: an HTML page with metrics, communication matrices and torus link loads"};
+  cli::setup(app, "rankmap-report");
   std::string profile_path, output, title = "rankmap report", collectives = "model";
-  std::vector<std::string> mapping_paths, simulated;
+  std::vector<std::string> mapping_paths, simulated, labels;
   int ppn = 0;
+  bool quiet = false;
   std::string node_list;
-  app.add_option("-p,--profile", profile_path, "communication profile (commprof 1)")->required();
-  app.add_option("mappings", mapping_paths, "mapping files to compare (first is the baseline)")->required();
-  app.add_option("-o,--output", output, "HTML file to write (atomically)")->required();
+  cli::add_profile(app, profile_path);
+  cli::add_mappings(app, mapping_paths, "mapping files to compare (the first is the baseline)");
+  cli::add_output(app, output, "HTML file to write (atomically)")->required();
+  app.add_option("--label", labels,
+                 "name of a mapping in the report, MAPPING=NAME, e.g. app.map=rankmap (default: the file name "
+                 "without its extension); repeatable");
   app.add_option("--title", title, "page title")->capture_default_str();
   app.add_option("--collectives", collectives, "collective records: 'model' or 'ignore'")
       ->check(CLI::IsMember({"model", "ignore"}))
@@ -55,7 +56,7 @@ int report_main(int argc, char** argv) {
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
   app.add_option("--simulated", simulated,
                  "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
-  app.footer("Exit status: 0 success, 2 bad input (one line on stderr, no output file), 1 internal error.");
+  cli::add_quiet(app, quiet, "no 'wrote' line");
   if (auto status = cli::parse(app, argc, argv, "rankmap-report")) return *status;
 
   auto profile = read_profile(profile_path);
@@ -76,6 +77,15 @@ int report_main(int argc, char** argv) {
     mappings.push_back(std::move(*m));
     names.push_back(base_name(path));
   }
+  for (const std::string& l : labels) {
+    const size_t eq = l.rfind('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == l.size()) fail("bad --label '" + text::excerpt(l) + "', expected MAPPING=NAME");
+    const std::string which = l.substr(0, eq);
+    size_t i = 0;
+    while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
+    if (i == mappings.size()) fail("--label names '" + text::excerpt(which) + "', which is not one of the mappings");
+    names[i] = l.substr(eq + 1);
+  }
   std::vector<std::string> inputs = mapping_paths;
   inputs.push_back(profile_path);
   for (const Mapping& m : mappings)
@@ -89,7 +99,7 @@ int report_main(int argc, char** argv) {
     if (!seconds) fail("bad --simulated '" + s + "', expected MAPPING=SECONDS");
     const std::string which = s.substr(0, eq);
     size_t i = 0;
-    while (i < mappings.size() && mapping_paths[i] != which && names[i] != which) ++i;
+    while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
     if (i == mappings.size()) fail("--simulated names '" + which + "', which is not one of the mappings");
     simulated_time[i] = *seconds;
   }
@@ -162,7 +172,7 @@ int report_main(int argc, char** argv) {
       table, figures);
   Status written = write_file_atomically(output, html);
   if (!written) fail(written.error().message);
-  std::printf("wrote %s (%zu mappings)\n", output.c_str(), mappings.size());
+  if (!quiet) std::printf("wrote %s (%zu mappings)\n", output.c_str(), mappings.size());
   return 0;
 }
 

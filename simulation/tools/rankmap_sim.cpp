@@ -1,7 +1,7 @@
 // rankmap-sim: SimGrid SMPI export and runs.
 //   rankmap-sim platform -m desmos -o platform.xml [--routes-for m.map]
 //   rankmap-sim hostfile m.map -o hosts.txt
-//   rankmap-sim run --mapping m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
+//   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -27,10 +27,8 @@ namespace sim = rankmap::simulation;
 // nodes the mapping uses (docs/simulation.md, "Limits").
 constexpr int kAllRoutesMaxNodes = 512;
 
-int fail(const std::string& message) {
-  std::cerr << "rankmap-sim: " << message << "\n";
-  return 2;
-}
+// Bad input ends the run here (printed by cli::run, exit 2).
+int fail(const std::string& message) { cli::fail(message); }
 
 void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
   cmd->add_option("--host-speed", opt.host_speed, "core speed in flop/s (unused with simulate-computation:no)")
@@ -42,25 +40,26 @@ void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
 
 int sim_main(int argc, char** argv) {
   CLI::App app{"rankmap-sim: SimGrid platform and hostfile of a machine and mapping, and simulated runs"};
+  cli::setup(app, "rankmap-sim");
   app.require_subcommand(1);
   sim::PlatformOptions options;
 
-  std::string machine_spec = "desmos", platform_out, routes_for;
+  std::string machine_spec, platform_out, routes_for;
   CLI::App* platform = app.add_subcommand("platform", "write the SimGrid platform of a machine");
-  platform->add_option("-m,--machine", machine_spec, "preset, key=value words or machine file")->capture_default_str();
-  platform->add_option("-o,--output", platform_out, "platform XML file")->required();
+  cli::add_machine(*platform, machine_spec);
+  cli::add_output(*platform, platform_out, "platform XML file")->required();
   platform->add_option("--routes-for", routes_for, "write routes only between the nodes this mapping uses");
   add_platform_options(platform, options);
 
   std::string mapping_path, hostfile_out;
   CLI::App* hostfile = app.add_subcommand("hostfile", "write the SMPI hostfile of a mapping (one host per rank)");
-  hostfile->add_option("mapping", mapping_path, "mapping file")->required();
-  hostfile->add_option("-o,--output", hostfile_out, "hostfile")->required();
+  cli::add_mapping(*hostfile, mapping_path);
+  cli::add_output(*hostfile, hostfile_out, "hostfile")->required();
 
   std::string run_mapping, keep_dir, smpirun = "smpirun", routes = "auto";
   std::vector<std::string> command, extra_flags;
   CLI::App* run = app.add_subcommand("run", "run an smpicc-built program on the mapping's machine and placement");
-  run->add_option("--mapping", run_mapping, "mapping file (its machine line gives the platform)")->required();
+  cli::add_mapping(*run, run_mapping, true)->description("mapping file (its machine line gives the platform)");
   run->add_option("--keep", keep_dir, "write platform.xml and hosts.txt into this directory and keep them");
   run->add_option("--smpirun", smpirun, "smpirun to use")->capture_default_str();
   run->add_option("--routes", routes, "routes between all nodes, only the used ones, or auto (all up to " +
@@ -68,7 +67,7 @@ int sim_main(int argc, char** argv) {
       ->check(CLI::IsMember({"all", "used", "auto"}))
       ->capture_default_str();
   run->add_option("--flag", extra_flags, "extra smpirun flag, e.g. --flag=--cfg=smpi/host-speed:1Gf (repeatable)");
-  run->add_option("command", command, "program and arguments (after --)")->required();
+  run->add_option("command", command, "program and arguments (after --)");
   add_platform_options(run, options);
 
   if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
@@ -106,6 +105,8 @@ int sim_main(int argc, char** argv) {
   }
 
   // run
+  if (command.empty())
+    return fail("run needs a mapping and a program: rankmap-sim run MAPPING -- PROGRAM [ARGS...] (see rankmap-sim --help)");
   auto mapping = read_mapping(run_mapping);
   if (!mapping) return fail(mapping.error().message);
   const bool all_routes = routes == "all" || (routes == "auto" && mapping->machine.nodes() <= kAllRoutesMaxNodes);
@@ -151,7 +152,7 @@ int sim_main(int argc, char** argv) {
   if (!result) return fail(result.error().message);
   std::cout << result->output;
   if (result->exit_status != 0) {
-    std::cerr << "rankmap-sim: smpirun exited with status " << result->exit_status << "\n";
+    cli::print_error("rankmap-sim", "smpirun exited with status " + std::to_string(result->exit_status));
     return 1;
   }
   if (!result->simulated_time) return fail("smpirun printed no simulated time");

@@ -3,6 +3,7 @@
 #   -DEXPECT_STATUS=N          the exit status it must return
 #   -DGOLDEN=file              (optional) stdout must equal this file
 #   -DSTDERR_CONTAINS=text     (optional) stderr must contain this, on one line
+#   -DSTDOUT_MATCHES=regex     (optional) stdout must match this regex
 #   -DMUST_NOT_EXIST=path      (optional) a file that must not have been written
 set(COMMAND "")
 set(in_command FALSE)
@@ -23,6 +24,9 @@ if(DEFINED GOLDEN)
   if(NOT out STREQUAL golden)
     message(FATAL_ERROR "stdout differs from ${GOLDEN}\n--- got:\n${out}\n--- expected:\n${golden}")
   endif()
+endif()
+if(DEFINED STDOUT_MATCHES AND NOT out MATCHES "${STDOUT_MATCHES}")
+  message(FATAL_ERROR "stdout does not match '${STDOUT_MATCHES}':\n${out}")
 endif()
 if(DEFINED STDERR_CONTAINS)
   string(FIND "${err}" "${STDERR_CONTAINS}" at)

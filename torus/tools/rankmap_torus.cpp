@@ -46,12 +46,12 @@ void print_gain_table(double p_mpi, const LatencyModel& model) {
 
 int torus_main(int argc, char** argv) {
   CLI::App app{"rankmap-torus: summarise a machine description and estimate the gain from mapping"};
-  std::string machine_spec = "desmos";
+  rankmap::cli::setup(app, "rankmap-torus");
+  std::string machine_spec;
   double p_mpi = 0.5;
   bool table = false;
   bool print_line = false;
-  app.add_option("-m,--machine", machine_spec, "machine description: preset, key=value words, or a machine file")
-      ->capture_default_str();
+  rankmap::cli::add_machine(app, machine_spec);
   app.add_option("--p-mpi", p_mpi, "fraction of run time spent in MPI, for the gain estimate")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -59,37 +59,29 @@ int torus_main(int argc, char** argv) {
   app.add_flag("--canonical", print_line, "print only the canonical one-line machine description");
   if (auto status = rankmap::cli::parse(app, argc, argv, "rankmap-torus")) return *status;
 
-  auto machine = rankmap::load_machine(machine_spec);
-  if (!machine) {
-    std::cerr << "rankmap-torus: " << machine.error().message << "\n";
-    return 2;
-  }
+  rankmap::Machine machine = rankmap::cli::take(rankmap::load_machine(machine_spec));
   if (print_line) {
-    std::cout << rankmap::to_string(*machine) << "\n";
+    std::cout << rankmap::to_string(machine) << "\n";
     return 0;
   }
-  auto torus = machine->torus();
-  auto node = machine->node_topology();
-  if (!torus || !node) {
-    std::cerr << "rankmap-torus: " << (!torus ? torus.error().message : node.error().message) << "\n";
-    return 2;
-  }
-  std::printf("machine    %s\n", rankmap::to_string(*machine).c_str());
-  std::printf("nodes      %d (%d cores each, %d package%s)\n", torus->nodes(), node->cores(), node->packages(),
-              node->packages() == 1 ? "" : "s");
+  Torus torus = rankmap::cli::take(machine.torus());
+  rankmap::NodeTopology node = rankmap::cli::take(machine.node_topology());
+  std::printf("machine    %s\n", rankmap::to_string(machine).c_str());
+  std::printf("nodes      %d (%d cores each, %d package%s)\n", torus.nodes(), node.cores(), node.packages(),
+              node.packages() == 1 ? "" : "s");
   std::printf("%-4s %5s %5s %6s %s\n", "dim", "size", "ring", "links", "capacity per direction");
-  for (int d = 0; d < torus->dims(); ++d)
-    std::printf("%-4s %5d %5s %6d %s\n", rankmap::dimension_name(d).c_str(), torus->size(d), torus->wraps(d) ? "yes" : "no",
-                torus->links(d), rankmap::text::format_bandwidth(torus->links(d) * torus->link_bw()).c_str());
-  std::printf("links      %d directed neighbour connections\n", torus->link_count());
-  std::printf("diameter   %d hops\n", torus->diameter());
-  std::printf("mean hops  %.4g (all ordered pairs, self included)\n", torus->mean_hops());
-  const LatencyModel model = machine->latency();
+  for (int d = 0; d < torus.dims(); ++d)
+    std::printf("%-4s %5d %5s %6d %s\n", rankmap::dimension_name(d).c_str(), torus.size(d), torus.wraps(d) ? "yes" : "no",
+                torus.links(d), rankmap::text::format_bandwidth(torus.links(d) * torus.link_bw()).c_str());
+  std::printf("links      %d directed neighbour connections\n", torus.link_count());
+  std::printf("diameter   %d hops\n", torus.diameter());
+  std::printf("mean hops  %.4g (all ordered pairs, self included)\n", torus.mean_hops());
+  const LatencyModel model = machine.latency();
   std::printf("latency    t = t_inj + hops * t_hop: %s .. %s\n",
               rankmap::text::format_duration(model.message_time(0, 0)).c_str(),
-              rankmap::text::format_duration(model.message_time(torus->diameter(), 0)).c_str());
+              rankmap::text::format_duration(model.message_time(torus.diameter(), 0)).c_str());
   std::printf("gain       %.2f%% estimated from mapping at p_mpi = %.2f\n",
-              100 * rankmap::mapping_gain_estimate(p_mpi, model, torus->diameter()), p_mpi);
+              100 * rankmap::mapping_gain_estimate(p_mpi, model, torus.diameter()), p_mpi);
   if (table) print_gain_table(p_mpi, model);
   return 0;
 }

@@ -1,0 +1,156 @@
+// The metric catalogue: every number the evaluator reports, once, with the
+// name the JSON output uses, the label the text table and the HTML report
+// use, its unit, which way is better, and one sentence a newcomer can read.
+// `rankmap map|evaluate` (table and --json) and `rankmap-report` print from
+// this list, so the three never disagree on a name or a unit.
+#pragma once
+
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "rankmap/mapper.hpp"
+
+namespace rankmap {
+
+enum class MetricUnit {
+  count,       // plain number
+  bytes,       // B
+  byte_hops,   // B x hops
+  seconds,     // s
+  hops,        // torus hops
+  fraction,    // a ratio minus one (0.12 = 12% above)
+};
+
+enum class Better { lower, higher, neither };
+
+struct MetricInfo {
+  const char* key;          // JSON name: snake_case, with its unit when not obvious
+  const char* label;        // text table and report
+  MetricUnit unit;
+  Better better;
+  const char* description;  // the report's legend and docs
+  double (*get)(const Metrics&);  // null for numbers from outside the evaluator
+};
+
+// In table order.
+inline const std::vector<MetricInfo>& metric_catalogue() {
+  static const std::vector<MetricInfo> catalogue = {
+      {"nodes_used", "nodes used", MetricUnit::count, Better::neither, "torus nodes that hold at least one rank",
+       [](const Metrics& m) { return static_cast<double>(m.nodes_used); }},
+      {"inter_node_bytes", "inter-node bytes", MetricUnit::bytes, Better::lower,
+       "bytes sent between ranks on different nodes: all the traffic that enters the network",
+       [](const Metrics& m) { return m.inter_node_bytes; }},
+      {"hop_bytes", "hop-bytes", MetricUnit::byte_hops, Better::lower,
+       "every inter-node byte times the torus hops it travels: the load a placement puts on the network",
+       [](const Metrics& m) { return m.hop_bytes; }},
+      {"weighted_cost", "bw-weighted cost", MetricUnit::byte_hops, Better::lower,
+       "hop-bytes with a hop over k parallel cables counted 1/k: what the mapper minimises first",
+       [](const Metrics& m) { return m.weighted_cost; }},
+      {"weighted_cost_lower_bound", "  lower bound", MetricUnit::byte_hops, Better::neither,
+       "no placement with these ranks per node can have a smaller bw-weighted cost",
+       [](const Metrics& m) { return m.lower_bound_weighted; }},
+      {"weighted_cost_gap", "  gap to bound", MetricUnit::fraction, Better::lower,
+       "how far the bw-weighted cost is above the lower bound (0: provably optimal)",
+       [](const Metrics& m) { return m.gap_weighted; }},
+      {"hop_bytes_lower_bound", "hop-bytes lower bound", MetricUnit::byte_hops, Better::neither,
+       "no placement with these ranks per node can have fewer hop-bytes",
+       [](const Metrics& m) { return m.lower_bound_hop_bytes; }},
+      {"mean_dilation", "mean dilation", MetricUnit::hops, Better::lower,
+       "hops an average inter-node byte travels (hop-bytes / inter-node bytes)",
+       [](const Metrics& m) { return m.mean_dilation; }},
+      {"max_dilation", "max dilation", MetricUnit::hops, Better::lower, "most hops between two communicating ranks",
+       [](const Metrics& m) { return static_cast<double>(m.max_dilation); }},
+      {"max_link_load_bytes", "max link bytes", MetricUnit::bytes, Better::lower,
+       "bytes on the most loaded directed link under the machine's routing",
+       [](const Metrics& m) { return m.max_link_load; }},
+      {"max_link_load_seconds", "max link load", MetricUnit::seconds, Better::lower,
+       "time the most loaded directed link needs to carry its bytes (bytes / link bandwidth): "
+       "the network bottleneck",
+       [](const Metrics& m) { return m.max_link_relative; }},
+      {"mean_link_load_seconds", "mean link load", MetricUnit::seconds, Better::lower,
+       "the same busy time averaged over all directed links of the torus",
+       [](const Metrics& m) { return m.mean_link_relative; }},
+      {"comm_time_max_seconds", "comm time, max rank", MetricUnit::seconds, Better::lower,
+       "predicted time of the slowest rank's inter-node sends (latency per message and hop, shared links)",
+       [](const Metrics& m) { return m.comm_time_max; }},
+      {"comm_time_mean_seconds", "comm time, mean rank", MetricUnit::seconds, Better::lower,
+       "the same prediction averaged over ranks", [](const Metrics& m) { return m.comm_time_mean; }},
+      {"intra_node_bytes", "intra-node bytes", MetricUnit::bytes, Better::higher,
+       "bytes between ranks on the same node: they never enter the network",
+       [](const Metrics& m) { return m.intra_node_bytes; }},
+      {"cross_package_bytes", "cross-package bytes", MetricUnit::bytes, Better::lower,
+       "intra-node bytes between cores of different packages (sockets)",
+       [](const Metrics& m) { return m.cross_package_bytes; }},
+  };
+  return catalogue;
+}
+
+// Numbers the report shows beside the evaluator's.
+inline const MetricInfo& simulated_time_metric() {
+  static const MetricInfo info{"simulated_seconds", "simulated time", MetricUnit::seconds, Better::lower,
+                               "run time of the real program in SimGrid on this placement (rankmap-sim run)", nullptr};
+  return info;
+}
+
+inline const MetricInfo* find_metric(std::string_view key) {
+  for (const MetricInfo& m : metric_catalogue())
+    if (key == m.key) return &m;
+  return nullptr;
+}
+
+// The unit as the text table prints it (plain ASCII, values in base units).
+inline const char* unit_symbol(MetricUnit unit) {
+  switch (unit) {
+    case MetricUnit::count: return "";
+    case MetricUnit::bytes: return "B";
+    case MetricUnit::byte_hops: return "B*hop";
+    case MetricUnit::seconds: return "s";
+    case MetricUnit::hops: return "hops";
+    case MetricUnit::fraction: return "ratio-1";
+  }
+  return "";
+}
+
+// A value for people: three significant digits and a unit prefix ("62.9 MB",
+// "94.4 MB·hop", "140 µs", "1.23 hops", "+12.3%"). UTF-8.
+inline std::string format_human(MetricUnit unit, double v) {
+  if (!std::isfinite(v)) return "n/a";
+  char buf[64];
+  auto three = [&](double x, const char* suffix) {
+    const double a = std::fabs(x);
+    std::snprintf(buf, sizeof buf, a >= 100 || a == 0 ? "%.0f%s" : a >= 10 ? "%.1f%s" : "%.2f%s", x, suffix);
+    return std::string(buf);
+  };
+  auto si = [&](double x, const char* base) {
+    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+    int p = 0;
+    while (std::fabs(x) >= 999.5 && p < 6) {
+      x /= 1000;
+      ++p;
+    }
+    return three(x, (std::string(" ") + prefixes[p] + base).c_str());
+  };
+  switch (unit) {
+    case MetricUnit::count:
+      std::snprintf(buf, sizeof buf, "%.0f", v);
+      return buf;
+    case MetricUnit::bytes: return si(v, "B");
+    case MetricUnit::byte_hops: return si(v, "B\u00b7hop");
+    case MetricUnit::hops: return three(v, " hops");
+    case MetricUnit::fraction: return (v > 0 ? "+" : "") + three(100 * v, "%");
+    case MetricUnit::seconds: {
+      const double a = std::fabs(v);
+      if (a == 0) return "0 s";
+      if (a < 1e-6) return three(v * 1e9, " ns");
+      if (a < 1e-3) return three(v * 1e6, " \u00b5s");
+      if (a < 1) return three(v * 1e3, " ms");
+      return three(v, " s");
+    }
+  }
+  return buf;
+}
+
+}  // namespace rankmap
