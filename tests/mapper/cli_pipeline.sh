@@ -18,8 +18,8 @@ import json
 m = json.load(open("eval.json"))
 best, block = m
 assert best["hop_bytes"] == 384000, best
-assert best["lower_bound_hop_bytes"] == 384000, best
-assert best["gap_hop_bytes"] == 0, best
+assert best["hop_bytes_lower_bound"] == 384000, best
+assert best["hop_bytes_gap"] == 0, best
 assert best["max_dilation"] == 1, best
 assert block["hop_bytes"] > best["hop_bytes"], block
 PY
