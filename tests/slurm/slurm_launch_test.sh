@@ -41,6 +41,10 @@ if [ -z "${RANKMAP_SLURM_NETNS:-}" ]; then
 fi
 export RANKMAP_SLURM_NETNS
 
+# Run under Slurm itself (a CI job in an allocation), the launcher variables
+# of that outer job would steer srun/salloc/sbatch here: drop them all.
+for var in $(env | sed -n 's/^\(\(SLURM\|SBATCH\|SALLOC\|SRUN\)_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$var"; done
+
 rm -rf "$work"
 mkdir -p "$work"
 cd "$work"
