@@ -32,6 +32,10 @@ constexpr int kManySeedsUpTo = 256;         // ranks: every preset but fast runs
 constexpr size_t kDenseArcsPerRank = 64;     // above: one seed only
 constexpr int kCartesianGroupings = 16;     // lowest-cut grid tilings tried for a folding
 constexpr int kCartesianPlaced = 3;         // of them placed by bisection; foldings kept
+// Above kSearchAllStartsUpTo ranks, folding a grouping costs ~0.1 s: only
+// when some grid shape carries this share of the traffic between grid
+// neighbours (a stencil: all of it; random partners: almost none).
+constexpr double kCartesianLargeAffinity = 0.25;
 constexpr std::int64_t kCartesianWork = 50'000'000;  // edge visits scoring grid tilings
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
@@ -187,12 +191,16 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // the bisection places the best few, folding is tried on all.
     int placed = 0, folded = 0;
     for (const detail::GridGrouping& grouping :
-         detail::cartesian_groupings(g, p.ppn, kCartesianGroupings, kCartesianWork)) {
+         detail::cartesian_groupings(g, p.ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
+                                     large ? kCartesianLargeAffinity : 0)) {
       const int blocks = static_cast<int>(grouping.part.size()) / p.ppn;
       if (blocks > static_cast<int>(p.nodes.size())) break;
+      if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
       const CommGraph q = detail::contract(g, grouping.part, blocks);
       const std::string name = "cartesian[" + grouping.name + "]";
-      if (placed < kCartesianPlaced) {
+      // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
+      // matching groups): above kSearchAllStartsUpTo only the foldings.
+      if (placed < kCartesianPlaced && !large) {
         from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, 1));
         ++placed;
       }

@@ -82,7 +82,8 @@ void walk_coords(long long index, const std::vector<int>& sizes, std::vector<int
 
 }  // namespace
 
-std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit) {
+std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit,
+                                              double min_affinity) {
   const int n = graph.vertices;
   std::vector<GridGrouping> found;
   if (ppn < 1 || n < 4 || n % ppn != 0 || graph.edges() == 0) return found;
@@ -113,6 +114,8 @@ std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, i
       stride *= shapes[i][j];
     }
   }
+  if (shapes.empty() || *std::max_element(affinity.begin(), affinity.end()) < min_affinity * graph.total_weight())
+    return found;
   std::vector<size_t> order(shapes.size());
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return affinity[a] > affinity[b]; });

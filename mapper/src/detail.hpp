@@ -66,8 +66,10 @@ struct GridGrouping {
 };
 // The `limit` distinct groupings of lowest cut over every 2D and 3D grid
 // shape of the ranks and every block of ppn ranks that tiles it; none when
-// ppn does not divide the ranks. `work_limit` bounds the edge visits.
-std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit);
+// ppn does not divide the ranks, or when no shape has `min_affinity` of the
+// total weight between grid neighbours. `work_limit` bounds the edge visits.
+std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit,
+                                              double min_affinity = 0);
 // The node of every block (vertex of `blocks`, row-major over `grid`) when the
 // block grid folds onto the whole torus dimension by dimension (block
 // dimensions onto torus dimensions whose sizes multiply to theirs); the
