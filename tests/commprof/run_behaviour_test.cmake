@@ -31,6 +31,22 @@ elseif(MODE STREQUAL "non_mpi")
   if(NOT status EQUAL 7 OR NOT out STREQUAL "hello\n" OR NOT err STREQUAL "" OR written)
     message(FATAL_ERROR "non-MPI process affected: exit ${status}, out '${out}', err '${err}', files '${written}'")
   endif()
+  # The preload loads no MPI library (nor MPICH's UCX, whose signal handlers
+  # printed "Caught signal 11 ... backtrace" for a crashing shell: issue 15),
+  # even with every symbol bound at load time.
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} LD_BIND_NOW=1 sh -c "grep -c 'libmpi\\|libucs\\|libucp' /proc/$$/maps"
+    RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT out STREQUAL "0\n" OR NOT err STREQUAL "")
+    message(FATAL_ERROR "the preload loaded MPI into a non-MPI process: ${out} mapped lines, err '${err}'")
+  endif()
+  # A shell that kills itself with SIGSEGV: only its parent's one-line report.
+  execute_process(
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} sh -c "sh -c 'kill -SEGV $$' 2>&1; echo status $?"
+    RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT status EQUAL 0 OR NOT out STREQUAL "Segmentation fault\nstatus 139\n")
+    message(FATAL_ERROR "a crashing non-MPI process under the preload: exit '${status}', output '${out}'")
+  endif()
 elseif(MODE STREQUAL "disabled")
   commprof_launch_command(launch ${MPI} ${MPIEXEC} 2 LD_PRELOAD=${LIBRARY} COMMPROF_ENABLE=0 COMMPROF_OUTPUT=${WORKDIR}/x.prof)
   execute_process(
