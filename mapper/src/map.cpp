@@ -138,11 +138,15 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   problem.seed = options.seed;
   problem.preset = options.preset;
   problem.progress = options.progress;
+  problem.alternatives = std::max(0, options.alternatives);
   if (auto st = problem.check(); !st) return st.error();
   auto outcome = algo->run(problem);
   if (!outcome) return outcome.error();
   if (auto st = check_placement(outcome->placement, problem.ranks(), platform, problem.nodes, problem.ppn); !st)
     return make_error("internal: algorithm '" + algo->name + "' broke an invariant: " + st.error().message);
+  for (const Alternative& a : outcome->alternatives)
+    if (auto st = check_placement(a.placement, problem.ranks(), platform, problem.nodes, problem.ppn); !st)
+      return make_error("internal: alternative '" + a.name + "' broke an invariant: " + st.error().message);
   return outcome;
 }
 

@@ -320,3 +320,33 @@ TEST_CASE("algorithms: a 3D stencil on a 2D torus gets 1x1x4 columns laid out as
     CHECK(m.max_dilation == 1);
   }
 }
+
+TEST_CASE("algorithms: the default returns its shortlist when asked, the choice first, the references next") {
+  const Platform pf = platform_of("torus=4x4 node=core:4");
+  const Traffic t = synth_traffic("random", 64, 5);
+  MapOptions o;
+  o.ppn = 4;
+  o.alternatives = 5;
+  auto r = map_ranks(t, pf, o);
+  REQUIRE(r.ok());
+  REQUIRE(r->alternatives.size() == 5);
+  CHECK(r->alternatives[0].placement == r->placement);
+  // A random graph: every reference differs from the choice, in this order.
+  CHECK(r->alternatives[1].name == "block");
+  CHECK(r->alternatives[1].placement == run(t, pf, "block", 4));
+  CHECK(r->alternatives[2].name == "paper");
+  CHECK(r->alternatives[2].placement == run(t, pf, "paper", 4));
+  CHECK(r->alternatives[3].name == "scotch");
+  CHECK(r->alternatives[3].placement == run(t, pf, "scotch", 4));
+  // Distinct placements (the shortlist skips equal scores).
+  for (size_t i = 0; i < r->alternatives.size(); ++i)
+    for (size_t j = i + 1; j < r->alternatives.size(); ++j) CHECK(r->alternatives[i].placement != r->alternatives[j].placement);
+  // The mapping itself does not depend on whether alternatives were asked.
+  CHECK(run(t, pf, "rankmap", 4) == r->placement);
+  // Not asked: none; other algorithms: none.
+  o.alternatives = 0;
+  CHECK(map_ranks(t, pf, o)->alternatives.empty());
+  o.alternatives = 5;
+  o.algorithm = "scotch";
+  CHECK(map_ranks(t, pf, o)->alternatives.empty());
+}

@@ -96,14 +96,27 @@ struct MapProblem {
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
   std::function<void(const std::string&)> progress;  // optional, long runs report here
+  int alternatives = 0;               // see MapOptions::alternatives
 
   int ranks() const { return graph->vertices; }
   Status check() const;
 };
 
+// A placement the default considered, for a judge that sees more than the
+// static model (a trace replay): its candidate's name and placement.
+struct Alternative {
+  std::string name;
+  std::vector<Placement> placement;
+};
+
 struct MapOutcome {
   std::vector<Placement> placement;   // indexed by rank
   std::vector<std::string> notes;     // fallbacks taken, candidates chosen (printed to stderr)
+  // The default only, when asked (MapOptions::alternatives): the chosen
+  // placement first, then `block`, `paper` and `scotch` (the references),
+  // then the cheapest other candidates with distinct scores, at most
+  // `alternatives` in all. Every one satisfies the same capacities.
+  std::vector<Alternative> alternatives;
 };
 
 using MapFunction = Result<MapOutcome> (*)(const MapProblem&);
@@ -129,6 +142,9 @@ struct MapOptions {
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
   std::function<void(const std::string&)> progress;
+  // How many placements the default returns in MapOutcome::alternatives
+  // (0: none; the other algorithms return none).
+  int alternatives = 0;
 };
 
 // Builds the problem (graph, capacity checks: more ranks than slots and ppn
