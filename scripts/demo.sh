@@ -41,7 +41,7 @@ step "3. launch files for the optimized mapping"
 
 step "4. run both placements in SimGrid on the generated Desmos platform"
 simulate() {
-  "$bin/simulation/rankmap-sim" run --mapping "$1" -- "$smpi_app" "${app_args[@]}" 2>&1 \
+  "$bin/simulation/rankmap-sim" run "$1" -- "$smpi_app" "${app_args[@]}" 2>&1 \
     | sed -n 's/^simulated_time=\([^ ]*\).*/\1/p'
 }
 t_block="$(simulate "$out/block.map")"
@@ -64,7 +64,7 @@ step "5. compare"
 
 step "6. report: metrics, communication matrices, torus link loads"
 "$bin/report/rankmap-report" -p "$out/stencil3d.prof" --ppn "$ppn" "$out/block.map" "$out/stencil3d.map" \
-  --simulated "block=$t_block" --simulated "stencil3d=$t_opt" --title "rankmap demo: stencil3d, $ranks ranks on $machine" \
-  -o "$out/report.html"
+  --label "$out/stencil3d.map=rankmap" --simulated "block=$t_block" --simulated "rankmap=$t_opt" \
+  --title "rankmap demo: stencil3d, $ranks ranks on $machine" -o "$out/report.html"
 
 printf '\ndemo: files in %s (profile, mappings, launch files, summary.txt; open report.html in a browser)\n' "$out"

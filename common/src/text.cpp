@@ -183,4 +183,34 @@ std::string format_bandwidth(double bytes_per_second) {
   return format_with_units(bytes_per_second, order, kBandwidthUnits);
 }
 
+namespace {
+std::string three_digits(double x, const std::string& suffix) {
+  const double a = std::fabs(x);
+  char buf[48];
+  std::snprintf(buf, sizeof buf, a >= 99.95 || a == 0 ? "%.0f" : a >= 9.995 ? "%.1f" : "%.2f", x);
+  return buf + suffix;
+}
+}  // namespace
+
+std::string human(double value, const std::string& unit) {
+  if (!std::isfinite(value)) return "n/a";
+  static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
+  int p = 0;
+  while (std::fabs(value) >= 999.5 && p < 6) {
+    value /= 1000;
+    ++p;
+  }
+  return three_digits(value, " " + std::string(prefixes[p]) + unit);
+}
+
+std::string human_seconds(double seconds) {
+  if (!std::isfinite(seconds)) return "n/a";
+  const double a = std::fabs(seconds);
+  if (a == 0) return "0 s";
+  if (a < 999.5e-9) return three_digits(seconds * 1e9, " ns");
+  if (a < 999.5e-6) return three_digits(seconds * 1e6, " \u00b5s");
+  if (a < 0.9995) return three_digits(seconds * 1e3, " ms");
+  return three_digits(seconds, " s");
+}
+
 }  // namespace rankmap::text

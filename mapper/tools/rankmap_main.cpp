@@ -54,12 +54,12 @@ Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet)
 // The text table and the JSON both print the metric catalogue
 // (rankmap/metrics.hpp): values in base units, the unit in its own column.
 void print_table(const std::vector<std::string>& names, const std::vector<Metrics>& ms, bool gain_column) {
-  std::printf("%-22s %-8s", "metric", "unit");
+  std::printf("%-24s %-8s", "metric", "unit");
   for (const auto& n : names) std::printf(" %14s", n.c_str());
   if (gain_column) std::printf(" %9s", "change");
   std::printf("\n");
   for (const MetricInfo& info : metric_catalogue()) {
-    std::printf("%-22s %-8s", info.label, unit_symbol(info.unit));
+    std::printf("%-24s %-8s", info.label, unit_symbol(info.unit));
     for (const Metrics& m : ms) {
       const double v = info.get(m);
       if (std::isfinite(v)) std::printf(" %14.6g", v);

@@ -1,6 +1,8 @@
-// rankmap-report: one HTML page comparing placements of one profile: the
-// evaluator's metrics, the communication matrix in launch and mapped order,
-// and the torus with every link's load for each mapping.
+// rankmap-report: one HTML page comparing placements of one profile: a
+// verdict (the last mapping against the first), the evaluator's metrics from
+// the metric catalogue in human units, the communication matrix grouped by
+// node for both, and the link loads (each link drawn up to a few hundred
+// nodes, a histogram above).
 #include <CLI/CLI.hpp>
 
 #include <cmath>
@@ -10,6 +12,7 @@
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/mapper.hpp"
+#include "rankmap/metrics.hpp"
 #include "rankmap/report.hpp"
 #include "rankmap/text.hpp"
 
@@ -18,13 +21,6 @@ namespace {
 using namespace rankmap;
 
 using cli::fail;
-
-std::string fmt(double v) {
-  if (!std::isfinite(v)) return "n/a";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
 
 std::string base_name(const std::string& path) {
   const size_t slash = path.find_last_of('/');
@@ -120,56 +116,127 @@ int report_main(int argc, char** argv) {
     metrics.push_back(*result);
   }
 
+  const size_t last = mappings.size() - 1;
+  const bool have_simulated =
+      std::any_of(simulated_time.begin(), simulated_time.end(), [](double t) { return std::isfinite(t); });
+
+  // The table: the metric catalogue, human units, the change of the last
+  // mapping against the first coloured by whether it is better.
   report::Table table;
   table.header.push_back("metric");
   for (const std::string& n : names) table.header.push_back(n);
-  if (mappings.size() == 2) table.header.push_back("change");
-  auto row = [&](const std::string& label, auto get) {
-    std::vector<std::string> cells{label};
-    for (size_t i = 0; i < mappings.size(); ++i) cells.push_back(fmt(get(i)));
-    if (mappings.size() == 2) {
-      const double a = get(0), b = get(1);
-      cells.push_back(a != 0 && std::isfinite(a) && std::isfinite(b) ? fmt(100 * (b - a) / a) + "%" : "");
+  if (last > 0) table.header.push_back(names[last] + " vs " + names[0]);
+  std::vector<std::pair<std::string, std::string>> legend;
+  auto row = [&](const MetricInfo& info, auto get) {
+    std::vector<std::string> cells{std::string(text::trim(info.label))};
+    for (size_t i = 0; i < mappings.size(); ++i) cells.push_back(format_human(info.unit, get(i)));
+    std::string change_class;
+    if (last > 0) {
+      const double a = get(0), b = get(last);
+      std::string change;
+      if (std::isfinite(a) && std::isfinite(b) && a != 0 && info.unit != MetricUnit::fraction) {
+        char times[32];
+        std::snprintf(times, sizeof times, b / a >= 10 ? "%.0fx" : "%.2gx", b / a);
+        change = b / a >= 2 ? std::string(times) : format_human(MetricUnit::fraction, (b - a) / a);
+        const bool lower = b < a * (1 - 1e-9), higher = b > a * (1 + 1e-9);
+        if (info.better == Better::lower && lower) change_class = "better";
+        if (info.better == Better::lower && higher) change_class = "worse";
+        if (info.better == Better::higher && higher) change_class = "better";
+        if (info.better == Better::higher && lower) change_class = "worse";
+      } else if (std::isfinite(a) && std::isfinite(b) && a == b) {
+        change = "same";
+      }
+      cells.push_back(change);
     }
     table.rows.push_back(std::move(cells));
+    table.change.push_back(change_class);
+    table.tips.push_back(info.description);
+    legend.push_back({std::string(text::trim(info.label)), info.description});
   };
-  row("inter-node bytes (B)", [&](size_t i) { return metrics[i].inter_node_bytes; });
-  row("hop-bytes (B x hops)", [&](size_t i) { return metrics[i].hop_bytes; });
-  row("bandwidth-weighted cost (B x hops / links)", [&](size_t i) { return metrics[i].weighted_cost; });
-  row("gap to lower bound (ratio - 1)", [&](size_t i) { return metrics[i].gap_weighted; });
-  row("mean dilation (hops)", [&](size_t i) { return metrics[i].mean_dilation; });
-  row("max link load (s busy)", [&](size_t i) { return metrics[i].max_link_relative; });
-  row("mean link load (s busy)", [&](size_t i) { return metrics[i].mean_link_relative; });
-  row("predicted comm time, max rank (s)", [&](size_t i) { return metrics[i].comm_time_max; });
-  row("cross-package bytes (B)", [&](size_t i) { return metrics[i].cross_package_bytes; });
-  if (std::any_of(simulated_time.begin(), simulated_time.end(), [](double t) { return std::isfinite(t); }))
-    row("simulated time, SimGrid (s)", [&](size_t i) { return simulated_time[i]; });
+  if (have_simulated) row(simulated_time_metric(), [&](size_t i) { return simulated_time[i]; });
+  for (const MetricInfo& info : metric_catalogue())
+    row(info, [&](size_t i) { return info.get(metrics[i]); });
 
+  // The verdict: the last mapping against the first, on the three numbers
+  // that decide (network traffic, the bottleneck link, time).
+  std::string verdict;
+  if (last > 0) {
+    auto pct = [](double a, double b) {
+      if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%+.0f%%", 100 * (b - a) / a);
+      std::string s = buf;
+      if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
+      return s;
+    };
+    auto times = [](double a, double b) {
+      if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.2fx", b / a);
+      return std::string(buf);
+    };
+    verdict = names[last] + " vs " + names[0] + ": hop-bytes " + pct(metrics[0].hop_bytes, metrics[last].hop_bytes) +
+              ", max link load " + pct(metrics[0].max_link_relative, metrics[last].max_link_relative);
+    if (have_simulated && std::isfinite(simulated_time[0]) && std::isfinite(simulated_time[last]))
+      verdict += ", simulated time " + times(simulated_time[0], simulated_time[last]);
+    else
+      verdict += ", predicted comm time " + times(metrics[0].comm_time_max, metrics[last].comm_time_max);
+  }
+
+  // Matrices: both ordered by node, on one colour scale.
   std::vector<report::Figure> figures;
-  std::vector<int> launch_order(static_cast<size_t>(profile->ranks));
-  for (int r = 0; r < profile->ranks; ++r) launch_order[r] = r;
-  figures.push_back({"Bytes sent between ranks, in launch (rank) order.",
-                     report::comm_matrix_svg(*profile, launch_order, "communication matrix, launch order")});
-  figures.push_back({"The same matrix with ranks ordered by their node and core in " + names.back() +
-                         ": blocks on the diagonal are traffic that stays inside a node.",
-                     report::comm_matrix_svg(*profile, report::mapped_order(mappings.back()),
-                                             "communication matrix, " + names.back() + " order")});
+  std::vector<report::MatrixCells> matrices;
+  std::vector<std::vector<std::pair<int, int>>> spans;
+  double lo = 0, hi = 0;
+  for (size_t i : {size_t{0}, last}) {
+    const std::vector<int> order = report::mapped_order(mappings[i]);
+    matrices.push_back(report::comm_matrix_cells(*profile, order, 256));
+    spans.push_back(report::node_spans(mappings[i], order));
+    lo = lo == 0 ? matrices.back().min_bytes : std::min(lo, matrices.back().min_bytes);
+    hi = std::max(hi, matrices.back().max_bytes);
+    if (last == 0) break;
+  }
+  for (size_t k = 0; k < matrices.size(); ++k) {
+    const std::string& name = names[k == 0 ? 0 : last];
+    figures.push_back({"Who sends how much to whom, ranks grouped by their node in " + name +
+                           ". Traffic inside a blue box stays in a node; everything outside the boxes crosses the "
+                           "network. Same colour scale as the other matrix.",
+                       report::comm_matrix_svg(matrices[k], "communication matrix, ranks by node in " + name, lo, hi, spans[k])});
+  }
   std::vector<std::vector<double>> loads;
   double scale = 0;
   for (const Mapping& m : mappings) {
     loads.push_back(platform->torus.link_loads(inter_node_flows(*traffic, m.placement)));
     scale = std::max(scale, platform->torus.summarize_loads(loads.back()).max_relative);
   }
-  for (size_t i = 0; i < mappings.size(); ++i)
-    figures.push_back({"Link loads of " + names[i] + " under the direction-ordered routing (same colour scale for all " +
-                           "mappings; hover a link for its busy time).",
-                       report::link_load_svg(platform->torus, loads[i], "link loads, " + names[i], scale)});
+  if (platform->torus.nodes() <= report::kMaxNodesDrawn) {
+    for (size_t i = 0; i < mappings.size(); ++i)
+      figures.push_back({"Every directed link of the torus under " + names[i] +
+                             " (direction-ordered routing), coloured by how long it is busy carrying its bytes; "
+                             "same scale for all mappings. Lines are X and Y links (two directions side by side), "
+                             "the small squares under a node its links along the other dimensions; each tile is one "
+                             "value of those. Hover a link for its time.",
+                         report::link_load_svg(platform->torus, loads[i], "link loads, " + names[i], scale)});
+  } else {
+    figures.push_back({"How many links are how busy, for each mapping (" + std::to_string(platform->torus.nodes()) +
+                           " nodes: too many to draw each link). Bars further right are busier links; the rightmost "
+                           "bar is the bottleneck.",
+                       report::link_load_histogram_svg(platform->torus, loads, names, "link loads")});
+  }
 
-  const std::string html = report::html_page(
-      title,
-      {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks",
-       "machine " + to_string(mappings.front().machine)},
-      table, figures);
+  report::Page page;
+  page.title = title;
+  page.verdict = verdict;
+  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks; machine " +
+                    to_string(mappings.front().machine),
+                last > 0 ? "The last column is the change of " + names[last] + " against " + names[0] +
+                               " (green: better, red: worse). Hover a metric for what it means; the legend below "
+                               "says it too."
+                         : "Hover a metric for what it means; the legend below says it too."};
+  page.table = table;
+  page.legend = legend;
+  page.figures = figures;
+  const std::string html = report::html_page(page);
   Status written = write_file_atomically(output, html);
   if (!written) fail(written.error().message);
   if (!quiet) std::printf("wrote %s (%zu mappings)\n", output.c_str(), mappings.size());

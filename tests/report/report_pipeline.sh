@@ -1,18 +1,48 @@
 #!/usr/bin/env bash
-# Pipeline test of rankmap-report: synth -> map (block, default) -> report, then
-# the page must render in headless Chromium with 4 figures (two matrices, two
-# link-load pictures) and the metrics table; bad input leaves no file.
+# Pipeline test of rankmap-report: synth -> map (block, default) -> report, at
+# 128 ranks on desmos (every link drawn) and at 32,768 ranks on a 4,096-node
+# torus (the compact form: a histogram of link loads). Each page must carry
+# the verdict line, stay under its size limit and render in headless Chromium
+# with its figures and the metrics table; bad input leaves no file.
 # usage: report_pipeline.sh RANKMAP RANKMAP_REPORT RENDER_SCRIPT WORKDIR
 set -euo pipefail
 rankmap="$1"; report="$2"; render="$3"; work="$4"
 rm -rf "$work"; mkdir -p "$work"; cd "$work"
-"$rankmap" synth -q --pattern stencil3d-shuffled --ranks 64 -o s.prof
-"$rankmap" map -q -p s.prof -m desmos --ppn 2 --algorithm block -o block.map > /dev/null
-"$rankmap" map -q -p s.prof -m desmos --ppn 2 -o opt.map > /dev/null
-"$report" -p s.prof --ppn 2 block.map opt.map --simulated block=0.002 --simulated opt.map=0.001 -o report.html
-grep -q "<td>simulated time, SimGrid (s)</td><td>0.002</td><td>0.001</td><td>-50%</td>" report.html
-# 1 header row + 9 metric rows + simulated time
-"$render" report.html 4 11
+size_at_most() {  # FILE BYTES
+  local size; size=$(stat -c %s "$1")
+  [ "$size" -le "$2" ] || { echo "$1 is $size bytes, above the limit of $2"; exit 1; }
+  echo "$1: $size bytes (limit $2)"
+}
+
+# 128 ranks, 4 per node on desmos: two matrices and two link pictures.
+"$rankmap" synth -q --pattern stencil3d-shuffled --ranks 128 -o s.prof
+"$rankmap" map -q -p s.prof -m desmos --ppn 4 --algorithm block -o block.map > /dev/null
+"$rankmap" map -q -p s.prof -m desmos --ppn 4 -o s.map > /dev/null
+"$report" -q -p s.prof --ppn 4 block.map s.map --label s.map=rankmap \
+  --simulated block=0.002 --simulated rankmap=0.001 -o report.html
+verdict='rankmap vs block: hop-bytes −[0-9]+%, max link load −[0-9]+%, simulated time 0.50x'
+grep -Eq "<p class=\"verdict\" id=\"verdict\">$verdict</p>" report.html || {
+  echo "no verdict line like '$verdict'"; grep -o '<p class="verdict"[^<]*' report.html; exit 1; }
+grep -q '<td title="run time of the real program in SimGrid on this placement (rankmap-sim run)">simulated time</td><td>2.00 ms</td><td>1.00 ms</td><td class="better">−50%</td>' report.html
+grep -q '<th>metric</th><th>block</th><th>rankmap</th><th>rankmap vs block</th>' report.html
+size_at_most report.html 400000
+# 1 header row + 17 metrics of the catalogue + simulated time
+"$render" report.html 4 19 "$verdict"
+
+# 32,768 ranks, 8 per node on 16x16x8x2: the compact form, under ~1 MB.
+big="torus=16x16x8x2 node=package:2,core:4"
+"$rankmap" synth -q --pattern stencil3d-shuffled --ranks 32768 -o big.prof
+"$rankmap" map -q --no-bound -p big.prof -m "$big" --ppn 8 --algorithm block -o big-block.map > /dev/null
+"$rankmap" map -q --no-bound --preset fast -p big.prof -m "$big" --ppn 8 -o big.map > /dev/null
+"$report" -q -p big.prof --ppn 8 big-block.map big.map --label big-block.map=block --label big.map=rankmap -o big.html
+big_verdict='rankmap vs block: hop-bytes −[0-9]+%, max link load −[0-9]+%, predicted comm time 0.[0-9]+x'
+grep -Eq "<p class=\"verdict\" id=\"verdict\">$big_verdict</p>" big.html || {
+  echo "no verdict line like '$big_verdict'"; grep -o '<p class="verdict"[^<]*' big.html; exit 1; }
+grep -q '32768 ranks in 256 x 256 cells' big.html
+grep -q '4096 nodes: too many to box at this size' big.html
+size_at_most big.html 1000000
+# two matrices and one histogram; 1 header row + 17 metrics
+"$render" big.html 3 18 "$big_verdict"
 
 # Bad input: one line on stderr, exit 2, nothing written.
 "$rankmap" synth -q --pattern ring --ranks 8 -o small.prof
@@ -20,11 +50,15 @@ set +e
 "$report" -p small.prof block.map -o bad.html 2> err.txt; status=$?
 set -e
 [ "$status" -eq 2 ] || { echo "expected exit 2 for a rank mismatch, got $status"; exit 1; }
-grep -q "block.map: mapping has 64 ranks, profile small.prof has 8" err.txt
+grep -q "block.map: mapping has 128 ranks, profile small.prof has 8" err.txt
 [ "$(wc -l < err.txt)" -eq 1 ] || { echo "error is not one line"; cat err.txt; exit 1; }
 [ ! -e bad.html ] || { echo "bad.html written despite the error"; exit 1; }
 set +e
 "$report" -p s.prof block.map --simulated nosuch=1 -o bad.html 2> err.txt; status=$?
 set -e
 [ "$status" -eq 2 ] && grep -q "'nosuch', which is not one of the mappings" err.txt && [ ! -e bad.html ]
+set +e
+"$report" -p s.prof block.map --label nosuch=x -o bad.html 2> err.txt; status=$?
+set -e
+[ "$status" -eq 2 ] && grep -q "^rankmap-report: --label names 'nosuch', which is not one of the mappings$" err.txt && [ ! -e bad.html ]
 echo "report pipeline ok"

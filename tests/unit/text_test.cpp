@@ -40,3 +40,19 @@ TEST_CASE("user words in messages are cut short and made printable") {
   CHECK(text::excerpt("\033[2Jred\x7f") == "?[2Jred?");
   CHECK(text::excerpt("caf\xc3\xa9") == "caf\xc3\xa9");  // UTF-8 passes
 }
+
+TEST_CASE("human units: three significant digits and an SI prefix") {
+  CHECK(text::human(0, "B") == "0 B");
+  CHECK(text::human(999, "B") == "999 B");
+  CHECK(text::human(62932700, "B") == "62.9 MB");
+  CHECK(text::human(94393700, "B\u00b7hop") == "94.4 MB\u00b7hop");
+  CHECK(text::human(2.16e12, "B\u00b7hop") == "2.16 TB\u00b7hop");
+  CHECK(text::human(999.7e3, "B") == "1.00 MB");  // rounds up into the next prefix, not to "1000 kB"
+  CHECK(text::human(NAN, "B") == "n/a");
+  CHECK(text::human_seconds(0) == "0 s");
+  CHECK(text::human_seconds(139.82293333333334e-6) == "140 \u00b5s");
+  CHECK(text::human_seconds(3.49892e-05) == "35.0 \u00b5s");
+  CHECK(text::human_seconds(0.00313) == "3.13 ms");
+  CHECK(text::human_seconds(850e-9) == "850 ns");
+  CHECK(text::human_seconds(2) == "2.00 s");
+}

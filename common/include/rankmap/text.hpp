@@ -28,6 +28,11 @@ std::optional<double> parse_bandwidth(std::string_view s);
 // Shortest spelling that parses back to the same value: 850e-9 -> "850ns".
 std::string format_duration(double seconds);
 std::string format_bandwidth(double bytes_per_second);
+// For people, not for parsing back: three significant digits and an SI
+// prefix, "62.9 MB", "94.4 GB\u00b7hop" (unit "B\u00b7hop"), "140 \u00b5s"
+// (seconds: ns, \u00b5s, ms, s). UTF-8; "n/a" for NaN and infinity.
+std::string human(double value, const std::string& unit);
+std::string human_seconds(double seconds);
 // Shortest decimal that round-trips a double.
 std::string format_double(double v);
 // A word of user input as an error message may quote it: control characters

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "rankmap/mapper.hpp"
+#include "rankmap/text.hpp"
 
 namespace rankmap {
 
@@ -46,21 +47,21 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
       {"hop_bytes", "hop-bytes", MetricUnit::byte_hops, Better::lower,
        "every inter-node byte times the torus hops it travels: the load a placement puts on the network",
        [](const Metrics& m) { return m.hop_bytes; }},
-      {"weighted_cost", "bw-weighted cost", MetricUnit::byte_hops, Better::lower,
-       "hop-bytes with a hop over k parallel cables counted 1/k: what the mapper minimises first",
-       [](const Metrics& m) { return m.weighted_cost; }},
-      {"weighted_cost_lower_bound", "  lower bound", MetricUnit::byte_hops, Better::neither,
-       "no placement with these ranks per node can have a smaller bw-weighted cost",
-       [](const Metrics& m) { return m.lower_bound_weighted; }},
-      {"weighted_cost_gap", "  gap to bound", MetricUnit::fraction, Better::lower,
-       "how far the bw-weighted cost is above the lower bound (0: provably optimal)",
-       [](const Metrics& m) { return m.gap_weighted; }},
       {"hop_bytes_lower_bound", "hop-bytes lower bound", MetricUnit::byte_hops, Better::neither,
        "no placement with these ranks per node can have fewer hop-bytes",
        [](const Metrics& m) { return m.lower_bound_hop_bytes; }},
       {"hop_bytes_gap", "hop-bytes gap", MetricUnit::fraction, Better::lower,
        "how far the hop-bytes are above their lower bound (0: provably optimal)",
        [](const Metrics& m) { return m.gap_hop_bytes; }},
+      {"weighted_cost", "bw-weighted cost", MetricUnit::byte_hops, Better::lower,
+       "hop-bytes with a hop over k parallel cables counted 1/k: what the mapper minimises first",
+       [](const Metrics& m) { return m.weighted_cost; }},
+      {"weighted_cost_lower_bound", "bw-weighted lower bound", MetricUnit::byte_hops, Better::neither,
+       "no placement with these ranks per node can have a smaller bw-weighted cost",
+       [](const Metrics& m) { return m.lower_bound_weighted; }},
+      {"weighted_cost_gap", "bw-weighted gap", MetricUnit::fraction, Better::lower,
+       "how far the bw-weighted cost is above the lower bound (0: provably optimal)",
+       [](const Metrics& m) { return m.gap_weighted; }},
       {"mean_dilation", "mean dilation", MetricUnit::hops, Better::lower,
        "hops an average inter-node byte travels (hop-bytes / inter-node bytes)",
        [](const Metrics& m) { return m.mean_dilation; }},
@@ -118,42 +119,32 @@ inline const char* unit_symbol(MetricUnit unit) {
 }
 
 // A value for people: three significant digits and a unit prefix ("62.9 MB",
-// "94.4 MB·hop", "140 µs", "1.23 hops", "+12.3%"). UTF-8.
+// "94.4 MB\u00b7hop", "140 \u00b5s", "1.23 hops", "+12.3%"). UTF-8.
 inline std::string format_human(MetricUnit unit, double v) {
   if (!std::isfinite(v)) return "n/a";
-  char buf[64];
-  auto three = [&](double x, const char* suffix) {
-    const double a = std::fabs(x);
-    std::snprintf(buf, sizeof buf, a >= 100 || a == 0 ? "%.0f%s" : a >= 10 ? "%.1f%s" : "%.2f%s", x, suffix);
-    return std::string(buf);
-  };
-  auto si = [&](double x, const char* base) {
-    static const char* const prefixes[] = {"", "k", "M", "G", "T", "P", "E"};
-    int p = 0;
-    while (std::fabs(x) >= 999.5 && p < 6) {
-      x /= 1000;
-      ++p;
-    }
-    return three(x, (std::string(" ") + prefixes[p] + base).c_str());
-  };
   switch (unit) {
-    case MetricUnit::count:
+    case MetricUnit::count: {
+      char buf[32];
       std::snprintf(buf, sizeof buf, "%.0f", v);
       return buf;
-    case MetricUnit::bytes: return si(v, "B");
-    case MetricUnit::byte_hops: return si(v, "B\u00b7hop");
-    case MetricUnit::hops: return three(v, " hops");
-    case MetricUnit::fraction: return (v > 0 ? "+" : "") + three(100 * v, "%");
-    case MetricUnit::seconds: {
-      const double a = std::fabs(v);
-      if (a == 0) return "0 s";
-      if (a < 1e-6) return three(v * 1e9, " ns");
-      if (a < 1e-3) return three(v * 1e6, " \u00b5s");
-      if (a < 1) return three(v * 1e3, " ms");
-      return three(v, " s");
     }
+    case MetricUnit::bytes: return text::human(v, "B");
+    case MetricUnit::byte_hops: return text::human(v, "B\u00b7hop");
+    case MetricUnit::hops: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g hops", v);
+      return buf;
+    }
+    case MetricUnit::fraction: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, std::fabs(v) >= 1 ? "%+.0f%%" : "%+.3g%%", 100 * v);
+      std::string s = v == 0 ? "0%" : buf;
+      if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
+      return s;
+    }
+    case MetricUnit::seconds: return text::human_seconds(v);
   }
-  return buf;
+  return "";
 }
 
 }  // namespace rankmap
