@@ -45,6 +45,7 @@ struct Runtime {
   int comm_keyval = MPI_KEYVAL_INVALID;
   int win_keyval = MPI_KEYVAL_INVALID;
   int self_keyval = MPI_KEYVAL_INVALID;
+  bool finished = false;  // finish() ran (it must run once: it is collective)
   std::string host;
   int core = -1;
   double wall_start = 0;          // MPI_Wtime-independent: CLOCK_MONOTONIC seconds
@@ -351,6 +352,11 @@ void initialize_locked() {
     for (const std::string& w : warnings) std::fprintf(stderr, "commprof: warning: %s\n", w.c_str());
     if (r.settings.HELP) std::fprintf(stderr, "commprof settings:\n%s", settings_help().c_str());
   }
+  // The end-of-run hook is set on disabled ranks too: finish() first agrees
+  // on COMMPROF_ENABLE across ranks, so a mismatch cannot leave the enabled
+  // ranks waiting in the gather for ranks that never come.
+  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_attr_delete, &r.self_keyval, nullptr);
+  PMPI_Comm_set_attr(MPI_COMM_SELF, r.self_keyval, nullptr);
   if (!r.settings.ENABLE) {
     g_mode.store(kOff, std::memory_order_release);
     return;
@@ -358,8 +364,6 @@ void initialize_locked() {
   PMPI_Comm_group(MPI_COMM_WORLD, &r.world_group);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, comm_info_delete, &r.comm_keyval, nullptr);
   PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, win_info_delete, &r.win_keyval, nullptr);
-  PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, self_attr_delete, &r.self_keyval, nullptr);
-  PMPI_Comm_set_attr(MPI_COMM_SELF, r.self_keyval, nullptr);
 
 #if defined(COMMPROF_SMPI)
   char host[MPI_MAX_PROCESSOR_NAME + 1] = {0};
@@ -533,10 +537,24 @@ void gather_collectives(rankmap::Profile* profile) {
 
 void finish() {
   Runtime& r = rt();
-  if (g_mode.load() < kCounting) return;
+  if (r.finished) return;
+  r.finished = true;
   // From here on nothing is counted: the gather below is the tool's own traffic.
-  const bool timed = g_mode.load() == kCountingTimed;
+  const std::uint8_t mode = g_mode.load();
+  const bool timed = mode == kCountingTimed;
   g_mode.store(kOff, std::memory_order_release);
+
+  // Every rank that initialised comes here, enabled or not (the attribute is
+  // set on both). Only if all are enabled is there a gather to do.
+  int enabled = mode >= kCounting ? 1 : 0, ranks_enabled = 0;
+  PMPI_Allreduce(&enabled, &ranks_enabled, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (ranks_enabled == 0) return;
+  if (ranks_enabled != r.world_size) {
+    if (r.world_rank == 0)
+      std::fprintf(stderr, "commprof: COMMPROF_ENABLE differs between ranks (%d of %d enabled): no profile written\n",
+                   ranks_enabled, r.world_size);
+    return;
+  }
 
   const double wall = monotonic_seconds() - r.wall_start;
   const std::uint64_t ticks = clock_ticks() - r.ticks_start;

@@ -4,7 +4,10 @@
 #               "commprof: cannot write profile" line on stderr (rank 0)
 #   non_mpi:    processes that are not MPI programs run unchanged, write nothing
 #   disabled:   COMMPROF_ENABLE=0 -> the job runs, no profile is written
+#   enable_mismatch: COMMPROF_ENABLE=1 on one rank, 0 on the other (either
+#               order) -> no hang, exit 0, rank 0 says so in one line, no profile
 #   launcher:   commprof-run -o FILE -- mpiexec ... writes the same profile
+#               (Open MPI: mpirun -n 2 prog : -n 2 prog)
 include(${CMAKE_CURRENT_LIST_DIR}/mpi_launch.cmake)
 if(NOT MPI)
   set(MPI mpich)
@@ -55,18 +58,47 @@ elseif(MODE STREQUAL "disabled")
   if(NOT status EQUAL 0 OR EXISTS ${WORKDIR}/x.prof)
     message(FATAL_ERROR "COMMPROF_ENABLE=0: exit ${status}, profile written: should not be")
   endif()
+elseif(MODE STREQUAL "enable_mismatch")
+  foreach(order "1;0" "0;1")
+    list(GET order 0 first)
+    list(GET order 1 second)
+    set(common LD_PRELOAD=${LIBRARY} COMMPROF_OUTPUT=${WORKDIR}/x.prof COMMPROF_TEST_EXPECTED=${WORKDIR}/x.expected)
+    if(MPI STREQUAL "openmpi")
+      # mpirun's -x options hold for their own app context only.
+      set(x)
+      foreach(item ${common})
+        list(APPEND x -x ${item})
+      endforeach()
+      set(cmd ${CMAKE_COMMAND} -E env OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ${MPIEXEC}
+              --oversubscribe --bind-to none ${x} -n 1 -x COMMPROF_ENABLE=${first} ${PROGRAM}
+              : ${x} -n 1 -x COMMPROF_ENABLE=${second} ${PROGRAM})
+    else()
+      set(cmd ${CMAKE_COMMAND} -E env ${common} ${MPIEXEC}
+              -n 1 -env COMMPROF_ENABLE ${first} ${PROGRAM} : -n 1 -env COMMPROF_ENABLE ${second} ${PROGRAM})
+    endif()
+    execute_process(COMMAND ${cmd} WORKING_DIRECTORY ${WORKDIR} TIMEOUT 60
+                    RESULT_VARIABLE status ERROR_VARIABLE err OUTPUT_VARIABLE out)
+    string(REGEX MATCHALL "commprof: COMMPROF_ENABLE differs between ranks \\(1 of 2 enabled\\): no profile written\n" lines "${err}")
+    list(LENGTH lines n)
+    if(NOT status EQUAL 0 OR NOT n EQUAL 1 OR EXISTS ${WORKDIR}/x.prof)
+      message(FATAL_ERROR "COMMPROF_ENABLE ${first} then ${second}: exit '${status}', ${n} mismatch lines, "
+                          "profile written: ${WORKDIR}/x.prof\n${err}")
+    endif()
+  endforeach()
 elseif(MODE STREQUAL "launcher")
   # Relative -o: the launcher makes it absolute, ranks may start elsewhere.
   # Open MPI: commprof-run finds out from `mpirun --version` and passes the
   # preload with -x itself; more ranks than cores need --oversubscribe.
+  # Open MPI: an MPMD command line (two app contexts of 2 ranks), whose
+  # contexts each need the preload.
   set(launcher_env COMMPROF_LIBRARY=${LIBRARY})
-  set(mpiexec_args)
+  set(mpiexec_args -n 4 ${PROGRAM})
   if(MPI STREQUAL "openmpi")
     set(launcher_env COMMPROF_OMPI_LIBRARY=${LIBRARY})
-    set(mpiexec_args --oversubscribe)
+    set(mpiexec_args --oversubscribe -n 2 ${PROGRAM} : -n 2 ${PROGRAM})
   endif()
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env ${launcher_env} ${LAUNCHER} -o app.prof -- ${MPIEXEC} ${mpiexec_args} -n 4 ${PROGRAM}
+    COMMAND ${CMAKE_COMMAND} -E env ${launcher_env} ${LAUNCHER} -o app.prof -- ${MPIEXEC} ${mpiexec_args}
     WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "commprof-run exited with ${status}")
