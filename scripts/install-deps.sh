@@ -14,6 +14,7 @@ packages=(
   openmpi-bin libopenmpi-dev lammps lammps-examples
   valgrind
   slurmctld slurmd slurm-client munge
+  clang libclang-rt-14-dev
 )
 
 sudo_cmd=()
