@@ -24,12 +24,13 @@ std::vector<std::string> smpirun_argv(const RunRequest& request) {
   for (const std::string& f : request.extra_flags) argv.push_back(f);
   argv.insert(argv.end(), {"-np", std::to_string(request.ranks), "-platform", request.platform_path, "-hostfile",
                            request.hostfile_path});
+  if (!request.replay_index.empty()) argv.insert(argv.end(), {"-replay", request.replay_index});
   argv.insert(argv.end(), request.command.begin(), request.command.end());
   return argv;
 }
 
 Result<RunResult> run_smpirun(const RunRequest& request) {
-  if (request.command.empty()) return make_error("smpirun: no program to run");
+  if (request.command.empty() && request.replay_index.empty()) return make_error("smpirun: no program to run");
   const std::vector<std::string> args = smpirun_argv(request);
   std::vector<char*> argv;
   for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -2,10 +2,13 @@
 //   rankmap-sim platform -m desmos -o platform.xml [--routes-for m.map]
 //   rankmap-sim hostfile m.map -o hosts.txt
 //   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
+//   rankmap-sim replay --trace t.txt -m desmos --mapping a.map [--mapping b.map ...]
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <algorithm>
 #include <filesystem>
 #include <iostream>
 #include <unistd.h>
@@ -13,6 +16,7 @@
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/mapping.hpp"
+#include "rankmap/replay.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
 
@@ -21,11 +25,7 @@ namespace {
 using namespace rankmap;
 namespace sim = rankmap::simulation;
 
-// All-pairs routes grow as nodes^2: 512 nodes (262k routes) make an 85 MB
-// file that smpirun loads in about 4 s and 250 MB; 4,096 nodes would be 64
-// times that. Above this many nodes `run` writes routes only between the
-// nodes the mapping uses (docs/simulation.md, "Limits").
-constexpr int kAllRoutesMaxNodes = 512;
+using sim::kAllRoutesMaxNodes;  // above it, `run` routes only the nodes the mapping uses
 
 // Bad input ends the run here (printed by cli::run, exit 2).
 int fail(const std::string& message) { cli::fail(message); }
@@ -36,6 +36,70 @@ void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
       ->capture_default_str();
   cmd->add_option("--loopback-bw", opt.loopback_bw, "intra-node bandwidth, bytes/s")->check(cli::positive())->capture_default_str();
   cmd->add_option("--loopback-lat", opt.loopback_lat, "intra-node latency, seconds")->check(cli::non_negative())->capture_default_str();
+}
+
+// rankmap-sim replay: every input is read and checked before the first
+// replay, so bad input fails at once (exit 2) and nothing is written.
+int run_replay(const std::string& trace_path, const std::string& machine_spec, const std::vector<std::string>& mapping_paths,
+               bool comm_only, const std::string& keep_dir, bool quiet, sim::ReplayOptions options) {
+  const std::string machine_where = std::ifstream(machine_spec).good() ? machine_spec : "--machine";
+  Machine machine = cli::take(load_machine(machine_spec), machine_where);
+  sim::Trace trace = cli::take(sim::read_trace(trace_path), trace_path);
+  std::vector<Mapping> mappings;
+  for (const std::string& path : mapping_paths) {
+    Mapping m = cli::take(read_mapping(path), path);
+    if (m.machine.sizes != machine.sizes) fail(path + ": mapping is for another torus than --machine");
+    if (m.ranks() != trace.ranks())
+      fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the trace " + trace_path + " has " +
+           std::to_string(trace.ranks()));
+    m.machine = machine;  // the platform is --machine's (bandwidths, latencies)
+    mappings.push_back(std::move(m));
+  }
+  if (!quiet && trace.derived_datatype_actions > 0)
+    cli::print_warning("rankmap-sim", trace_path + ": " + std::to_string(trace.derived_datatype_actions) +
+                                          " actions use derived datatypes (id -1), which SimGrid replays as 0 bytes");
+  const bool whole_app = !comm_only && trace.compute_actions > 0;
+  std::printf("trace %s: %d ranks, %llu actions, %llu point-to-point messages, %llu bytes, %llu collectives, %llu compute "
+              "actions (%.6g flops)\n",
+              trace_path.c_str(), trace.ranks(), static_cast<unsigned long long>(trace.actions),
+              static_cast<unsigned long long>(trace.p2p_messages()), static_cast<unsigned long long>(trace.p2p_bytes()),
+              static_cast<unsigned long long>(trace.collective_actions),
+              static_cast<unsigned long long>(trace.compute_actions), trace.compute_flops);
+  std::fflush(stdout);
+  const std::vector<sim::ReplayMode> modes =
+      whole_app ? std::vector<sim::ReplayMode>{sim::ReplayMode::comm_only, sim::ReplayMode::whole_app}
+                : std::vector<sim::ReplayMode>{sim::ReplayMode::comm_only};
+  std::vector<std::vector<double>> times(mappings.size());
+  const size_t total = mappings.size() * modes.size();
+  size_t done = 0;
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    for (sim::ReplayMode mode : modes) {
+      if (!keep_dir.empty()) options.work_dir = keep_dir + "/" + std::to_string(i) + "-" + sim::replay_mode_name(mode);
+      ++done;
+      if (!quiet)
+        std::fprintf(stderr, "rankmap-sim: [%zu/%zu] replaying %s (%s) ...\n", done, total, mapping_paths[i].c_str(),
+                     sim::replay_mode_name(mode));
+      sim::ReplayRun run = cli::take(sim::replay(trace, mappings[i], mode, options), mapping_paths[i]);
+      if (!quiet)
+        std::fprintf(stderr, "rankmap-sim: [%zu/%zu] %s (%s): %.12g s simulated, %.1f s wall\n", done, total,
+                     mapping_paths[i].c_str(), sim::replay_mode_name(mode), run.simulated_seconds, run.wall_seconds);
+      times[i].push_back(run.simulated_seconds);
+    }
+  }
+  size_t width = 7;
+  for (const std::string& p : mapping_paths) width = std::max(width, p.size());
+  std::printf("%-*s %18s %7s", static_cast<int>(width), "mapping", "comm-only (s)", "ratio");
+  if (whole_app) std::printf(" %18s %7s", "whole-app (s)", "ratio");
+  std::printf("\n");
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    std::printf("%-*s", static_cast<int>(width), mapping_paths[i].c_str());
+    for (size_t k = 0; k < modes.size(); ++k) std::printf(" %18.12g %7.4f", times[i][k], times[i][k] / times[0][k]);
+    std::printf("\n");
+  }
+  if (!whole_app)
+    std::printf("whole-app: %s\n", comm_only ? "not replayed (--comm-only)"
+                                              : "same as comm-only (the trace has no compute actions)");
+  return 0;
 }
 
 int sim_main(int argc, char** argv) {
@@ -70,7 +134,26 @@ int sim_main(int argc, char** argv) {
   run->add_option("command", command, "program and arguments (after --)");
   add_platform_options(run, options);
 
+  std::string trace_path, replay_machine, replay_keep;
+  std::vector<std::string> replay_mappings;
+  bool comm_only = false, replay_quiet = false;
+  sim::ReplayOptions replay_options;
+  CLI::App* replay = app.add_subcommand(
+      "replay", "replay a time-independent trace (smpirun -trace-ti) on the machine once per mapping; print the times");
+  replay->add_option("--trace", trace_path, "trace index file (one action file per rank)")->required();
+  cli::add_machine(*replay, replay_machine)->required();
+  replay->add_option("--mapping", replay_mappings, "mapping to replay on (repeatable; ratios are to the first)")->required();
+  replay->add_flag("--comm-only", comm_only, "skip the whole-application replays (compute actions kept)");
+  replay->add_option("--keep", replay_keep, "write each replay's platform, hostfile and index into DIR/<i> and keep them");
+  replay->add_option("--smpirun", replay_options.smpirun, "smpirun to use")->capture_default_str();
+  replay->add_option("--flag", replay_options.extra_flags, "extra smpirun flag (repeatable)");
+  cli::add_quiet(*replay, replay_quiet, "no progress on stderr");
+  add_platform_options(replay, replay_options.platform);
+
   if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
+  if (*replay) {
+    return run_replay(trace_path, replay_machine, replay_mappings, comm_only, replay_keep, replay_quiet, replay_options);
+  }
 
   if (*platform) {
     auto machine = load_machine(machine_spec);

@@ -15,6 +15,7 @@ struct RunRequest {
   std::string hostfile_path;
   int ranks = 0;
   std::vector<std::string> command;      // the smpicc-built program and its arguments
+  std::string replay_index;              // a time-independent trace to replay instead (smpirun -replay)
   std::vector<std::string> extra_flags;  // more smpirun flags, e.g. "--cfg=..."
 };
 
@@ -35,7 +36,8 @@ struct RunRequest {
 //  - root.thres:warning keeps SimGrid's per-run info lines out of the output.
 const std::vector<std::string>& default_smpirun_flags();
 
-// argv of the smpirun command: smpirun, flags, -np, -platform, -hostfile, command.
+// argv of the smpirun command: smpirun, flags, -np, -platform, -hostfile,
+// [-replay index], command (empty for a replay: SimGrid's replay program).
 std::vector<std::string> smpirun_argv(const RunRequest& request);
 
 struct RunResult {
@@ -43,6 +45,12 @@ struct RunResult {
   std::string output;  // stdout and stderr, interleaved as written
   std::optional<double> simulated_time;  // SimGrid's end-of-simulation clock
 };
+
+// Routes between all nodes up to this many nodes; above, only between the
+// nodes a mapping uses. All-pairs routes grow as nodes^2: 512 nodes (262k
+// routes) make an 85 MB file that smpirun loads in about 4 s and 250 MB;
+// 4,096 nodes would be 64 times that (docs/simulation.md, "Limits").
+constexpr int kAllRoutesMaxNodes = 512;
 
 // Runs smpirun with stdin from /dev/null (smpirun fails with a closed stdin)
 // and captures its output. Fails only when the process cannot be started;
