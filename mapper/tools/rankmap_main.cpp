@@ -100,10 +100,10 @@ struct Common {
 // on the command line: these are errors of --machine and --ppn, not of the
 // profile.
 void check_capacity(const Common& o, const Machine& machine, const Platform& platform, int ranks, size_t nodes) {
+  const std::string name = "machine '" + text::excerpt(o.machine) + "'";
   const int cores = platform.node.cores();
   const bool default_node = machine.node_xml.empty() && machine.node == Machine{}.node;
   auto per_node = [](long long n) { return std::to_string(n) + (n == 1 ? " core per node" : " cores per node"); };
-  const std::string name = "machine '" + text::excerpt(o.machine) + "'";
   const std::string node_word = default_node ? " (no node=)" : machine.node_xml.empty() ? " (node=" + text::excerpt(machine.node) + ")" : "";
   if (o.ppn > cores)
     fail("--machine/--ppn: " + name + " has " + per_node(cores) + node_word + ", fewer than --ppn " + std::to_string(o.ppn) +
@@ -184,6 +184,10 @@ int run_evaluate(const Common& o) {
       fail(path + ": maps " + std::to_string(mapping.ranks()) + " ranks but profile " + o.profile + " has " +
                            std::to_string(traffic.ranks));
     Platform platform = take(Platform::from_machine(mapping.machine), path);
+    // --ppn only shapes the lower bound here; above the cores it means nothing.
+    if (o.ppn > platform.node.cores())
+      fail("--ppn " + std::to_string(o.ppn) + ": the machine of " + path + " has " + std::to_string(platform.node.cores()) +
+           " cores per node; use --ppn " + std::to_string(platform.node.cores()) + " or less");
     EvaluateOptions eo;
     eo.ppn = o.ppn;
     eo.lower_bound = !o.no_bound;

@@ -102,6 +102,10 @@ int report_main(int argc, char** argv) {
 
   auto platform = Platform::from_machine(mappings.front().machine);
   if (!platform) fail(platform.error().message);
+  if (ppn > platform->node.cores())  // as in rankmap evaluate
+    fail("--ppn " + std::to_string(ppn) + ": the machine of " + mapping_paths.front() + " has " +
+         std::to_string(platform->node.cores()) + " cores per node; use --ppn " + std::to_string(platform->node.cores()) +
+         " or less");
   EvaluateOptions options;
   options.ppn = ppn;
   if (!node_list.empty()) {
