@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,7 @@
 #include "rankmap/limits.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/metrics.hpp"
+#include "rankmap/replay_choice.hpp"
 #include "rankmap/text.hpp"
 
 namespace {
@@ -94,7 +96,43 @@ struct Common {
   std::vector<std::string> mappings;
   SynthSpec synth;
   std::string shape, bytes;
+  std::string trace;     // map --trace: choose among the default's candidates by replay
+  double budget = 300;   // map --budget: wall seconds for those replays
 };
+
+// How many of the default's candidates `map --trace` replays (its choice,
+// block, paper, scotch, then the cheapest others).
+constexpr int kReplayCandidates = 8;
+
+// map --trace: replays the default's shortlist on the machine and returns
+// the fastest placement (the static choice when the replay cannot decide,
+// with a note saying why). Prints the replayed times.
+std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace& trace, const Machine& machine,
+                                       const MapOutcome& outcome, const Clock& clock) {
+  std::vector<simulation::ReplayCandidate> candidates;
+  for (const Alternative& a : outcome.alternatives) candidates.push_back({a.name, a.placement});
+  if (candidates.empty()) candidates.push_back({o.algorithm, outcome.placement});
+  simulation::ChoiceOptions co;
+  co.budget_seconds = o.budget;
+  if (!o.quiet)
+    co.replay.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
+  simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), o.trace);
+  if (!o.quiet) cli::print_note("rankmap", choice.note);
+  // The JSON on stdout stays one document: with --json the table goes to stderr.
+  FILE* out = o.json ? stderr : stdout;
+  std::fprintf(out, "replayed %s (%s), %d ranks:\n", o.trace.c_str(), simulation::replay_mode_name(choice.mode), trace.ranks());
+  std::fprintf(out, "  %-3s %-22s %18s %8s  %s\n", "#", "candidate", "simulated (s)", "ratio", "");
+  for (size_t i = 0; i < choice.times.size(); ++i) {
+    const simulation::CandidateTime& t = choice.times[i];
+    std::fprintf(out, "  %-3zu %-22s", i + 1, t.name.c_str());
+    if (t.seconds) std::fprintf(out, " %18.12g %8.4f", *t.seconds, *t.seconds / *choice.times[0].seconds);
+    else std::fprintf(out, " %18s %8s", "-", "-");
+    std::string mark = i == choice.chosen ? (choice.by_replay ? "<- chosen by replay" : "<- kept (static choice)") : "";
+    if (!t.note.empty()) mark += (mark.empty() ? "" : "; ") + t.note;
+    std::fprintf(out, "  %s\n", mark.c_str());
+  }
+  return candidates[choice.chosen].placement;
+}
 
 // Checked here, before the mapper, so that the message can say what to write
 // on the command line: these are errors of --machine and --ppn, not of the
@@ -128,6 +166,7 @@ int run_map(const Common& o) {
   Machine machine = take(load_machine(o.machine), machine_where);
   std::vector<std::string> inputs = machine.files();
   inputs.insert(inputs.end(), {o.profile, o.machine});
+  if (!o.trace.empty()) inputs.push_back(o.trace);
   take(refuse_to_overwrite_inputs({o.output}, inputs));
   Platform platform = take(Platform::from_machine(machine), machine_where);
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
@@ -145,10 +184,22 @@ int run_map(const Common& o) {
     fail("unknown algorithm '" + text::excerpt(o.algorithm) + "' (known: " + names + ")");
   }
   check_capacity(o, machine, platform, traffic.ranks, opt.nodes.empty() ? static_cast<size_t>(platform.torus.nodes()) : opt.nodes.size());
+  std::optional<simulation::Trace> trace;
+  if (!o.trace.empty()) {
+    // Read and checked before mapping: a bad trace fails before any work.
+    if (o.algorithm != default_algorithm())
+      fail("--trace chooses among the default algorithm's candidates; it does not combine with --algorithm " + o.algorithm);
+    trace = take(simulation::read_trace(o.trace), o.trace);
+    if (trace->ranks() != traffic.ranks)
+      fail(o.trace + ": the trace has " + std::to_string(trace->ranks()) + " ranks but the profile " + o.profile + " has " +
+           std::to_string(traffic.ranks));
+    opt.alternatives = kReplayCandidates;
+  }
   MapOutcome chosen = take(map_ranks(traffic, platform, opt), o.profile);
-  const double map_seconds = clock.seconds();
   if (!o.quiet)
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
+  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, clock);
+  const double map_seconds = clock.seconds();
   Mapping mapping{machine, chosen.placement};
   take(mapping.check(), "internal", 1);
   take(write_mapping(o.output, mapping), o.output);
@@ -258,6 +309,12 @@ int main(int argc, char** argv) {
                     "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~10 s)")
         ->capture_default_str();
     cli::add_verbose(*map, o.verbose, "progress on stderr (always on from 4096 ranks)");
+    map->add_option("--trace", o.trace,
+                    "time-independent trace of the application (smpirun -trace-ti index file): choose among the "
+                    "default's candidates by replaying each in SimGrid (docs/simulation.md)");
+    map->add_option("--budget", o.budget, "wall seconds for the --trace replays; past it the fastest so far is kept")
+        ->check(cli::positive())
+        ->capture_default_str();
 
     CLI::App* ev = app.add_subcommand("evaluate", "score mapping files (any origin) against a profile");
     add_common(ev);
