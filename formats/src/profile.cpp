@@ -152,6 +152,9 @@ Result<Profile> parse_profile(const std::string& text, const std::string& filena
           if (!v || *v < 0) return fail("bad " + key + " time '" + x(value) + "'");
           (key == "wall" ? info.wall : info.mpi) = *v;
           (key == "wall" ? wall : mpi) = true;
+        } else if (key == "yield") {
+          if (value != "0" && value != "1") return fail("bad yield '" + x(value) + "' (expected 0 or 1)");
+          info.yield = value == "1";
         }
         // Other keys are later additions: ignored, so version 1 readers stay compatible.
       }
@@ -246,7 +249,8 @@ std::string format_profile(const Profile& profile) {
   for (size_t r = 0; r < profile.rank_info.size(); ++r) {
     const RankInfo& i = profile.rank_info[r];
     out += "rank " + std::to_string(r) + " host=" + (i.host.empty() ? std::string("unknown") : i.host) +
-           " core=" + std::to_string(i.core) + " wall=" + text::format_double(i.wall) + " mpi=" + text::format_double(i.mpi) + "\n";
+           " core=" + std::to_string(i.core) + " wall=" + text::format_double(i.wall) + " mpi=" + text::format_double(i.mpi) +
+           (i.yield ? " yield=1" : "") + "\n";
   }
   auto by_pair = [](const PairTraffic& a, const PairTraffic& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; };
   auto emit_pairs = [&](const char* kind, std::vector<PairTraffic> list) {

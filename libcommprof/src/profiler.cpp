@@ -2,6 +2,7 @@
 // cached as attributes, persistent-request plans, and the end-of-run gather
 // that rank 0 turns into one profile written through rankmap::write_profile.
 
+#include <dlfcn.h>
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
@@ -48,6 +49,7 @@ struct Runtime {
   bool finished = false;  // finish() ran (it must run once: it is collective)
   std::string host;
   int core = -1;
+  bool yield_shim = false;        // libcommprof-yield is loaded: its loops are this process's waits
   double wall_start = 0;          // MPI_Wtime-independent: CLOCK_MONOTONIC seconds
   std::uint64_t ticks_start = 0;
 
@@ -378,6 +380,19 @@ void initialize_locked() {
   for (char* c = host; *c; ++c)
     if (*c == ' ' || *c == '\t') *c = '_';
   r.host = host;
+  // libcommprof-yield defines this; behind the profiler in LD_PRELOAD its
+  // loops are the PMPI_Wait/Waitall/Recv our wrappers time.
+  void* shim = dlsym(RTLD_DEFAULT, "commprof_yield_shim");
+  r.yield_shim = shim != nullptr;
+  if (shim != nullptr && r.world_rank == 0) {
+    // In front of the profiler, the shim's MPI_Wait would bypass our timed one.
+    Dl_info shim_object{}, wait_object{};
+    void* wait = dlsym(RTLD_DEFAULT, "MPI_Wait");
+    if (wait != nullptr && dladdr(shim, &shim_object) != 0 && dladdr(wait, &wait_object) != 0 &&
+        shim_object.dli_fbase == wait_object.dli_fbase)
+      std::fprintf(stderr, "commprof: warning: libcommprof-yield comes before libcommprof in LD_PRELOAD: "
+                           "waits are not timed (commprof-run --yield puts it after)\n");
+  }
   g_use_tsc = cpu_has_invariant_tsc();
   check_builtin_size_fast_path();
   r.wall_start = monotonic_seconds();
@@ -405,6 +420,7 @@ std::vector<PeerCount> merge(PeerTable ThreadState::*table, int self) {
 struct RankRecord {
   char host[256];
   int core;
+  int yield_shim;
   double wall;
   double mpi;
 };
@@ -569,6 +585,7 @@ void finish() {
   RankRecord me{};
   std::snprintf(me.host, sizeof me.host, "%s", r.host.c_str());
   me.core = r.core;
+  me.yield_shim = r.yield_shim ? 1 : 0;
   me.wall = wall;
   me.mpi = mpi_seconds;  // summed over threads: may exceed wall when several threads call MPI
 
@@ -605,6 +622,7 @@ void finish() {
     info.core = rec.core;
     info.wall = rec.wall;
     info.mpi = rec.mpi;
+    info.yield = rec.yield_shim != 0;
     profile.rank_info.push_back(std::move(info));
   }
   std::map<std::pair<int, int>, rankmap::PairTraffic> one_sided;

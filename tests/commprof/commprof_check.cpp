@@ -1,8 +1,10 @@
-// commprof_check ACTUAL (EXPECTED | --ring P MESSAGES UNIT_BYTES) [--max-mpi-per-wall X]
+// commprof_check ACTUAL (EXPECTED | --ring P MESSAGES UNIT_BYTES) [--max-mpi-per-wall X] [--min-mpi S] [--yield]
 // Compares a whole profile written by libcommprof with the expected one:
 // every p2p and osc record must match exactly (no missing, no extra). The
 // per-rank timing and placement fields cannot be predicted, so they are
-// checked for presence and sanity only. Exit status 0 = match, 1 = mismatch.
+// checked for presence and sanity only (--min-mpi: every rank spent at least
+// S seconds in MPI); every rank line must say yield=1 with --yield and
+// nothing of the kind without. Exit status 0 = match, 1 = mismatch.
 //
 // commprof_check --same-p2p A B: the two profiles (one program under MPICH
 // and under Open MPI) have identical, non-empty p2p records.
@@ -188,9 +190,19 @@ int main(int argc, char** argv) {
     }
     expected = std::move(*e);
   }
-  double max_mpi_per_wall = 1.0;
-  for (int i = next; i + 1 < argc; i += 2)
-    if (std::string(argv[i]) == "--max-mpi-per-wall") max_mpi_per_wall = std::atof(argv[i + 1]);
+  double max_mpi_per_wall = 1.0, min_mpi = 0;
+  bool yield = false;
+  for (int i = next; i < argc; ++i) {
+    const std::string opt = argv[i];
+    if (opt == "--yield") {
+      yield = true;
+    } else if ((opt == "--max-mpi-per-wall" || opt == "--min-mpi") && i + 1 < argc) {
+      (opt == "--min-mpi" ? min_mpi : max_mpi_per_wall) = std::atof(argv[++i]);
+    } else {
+      std::fprintf(stderr, "commprof_check: unknown option '%s'\n", opt.c_str());
+      return 2;
+    }
+  }
 
   int errors = 0;
   if (auto ok = actual->check(); !ok) {
@@ -208,6 +220,14 @@ int main(int argc, char** argv) {
                       i.mpi >= 0 && i.mpi <= i.wall * max_mpi_per_wall + 1e-3;
     if (!sane) {
       std::printf("rank %d: implausible host=%s core=%d wall=%g mpi=%g\n", r, i.host.c_str(), i.core, i.wall, i.mpi);
+      ++errors;
+    }
+    if (i.mpi < min_mpi) {
+      std::printf("rank %d: mpi=%g, expected at least %g s inside MPI\n", r, i.mpi, min_mpi);
+      ++errors;
+    }
+    if (i.yield != yield) {
+      std::printf("rank %d: yield=%d, expected %d\n", r, i.yield ? 1 : 0, yield ? 1 : 0);
       ++errors;
     }
   }

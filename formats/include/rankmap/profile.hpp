@@ -15,6 +15,7 @@ struct RankInfo {
   int core = -1;      // CPU the rank ran on at start, -1 unknown
   double wall = 0;    // seconds from init to finalize
   double mpi = 0;     // seconds inside MPI calls
+  bool yield = false; // waits went through libcommprof-yield (written yield=1; absent means 0)
 };
 
 // Directed traffic between two world ranks.
