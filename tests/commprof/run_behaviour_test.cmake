@@ -6,6 +6,8 @@
 #   disabled:   COMMPROF_ENABLE=0 -> the job runs, no profile is written
 #   enable_mismatch: COMMPROF_ENABLE=1 on one rank, 0 on the other (either
 #               order) -> no hang, exit 0, rank 0 says so in one line, no profile
+#   usage:      commprof-run --help / --version exit 0 on stdout; usage errors
+#               exit 2 with one line on stderr and run nothing
 #   launcher:   commprof-run -o FILE -- mpiexec ... writes the same profile
 #               (Open MPI: mpirun -n 2 prog : -n 2 prog)
 include(${CMAKE_CURRENT_LIST_DIR}/mpi_launch.cmake)
@@ -83,6 +85,28 @@ elseif(MODE STREQUAL "enable_mismatch")
     if(NOT status EQUAL 0 OR NOT n EQUAL 1 OR EXISTS ${WORKDIR}/x.prof)
       message(FATAL_ERROR "COMMPROF_ENABLE ${first} then ${second}: exit '${status}', ${n} mismatch lines, "
                           "profile written: ${WORKDIR}/x.prof\n${err}")
+    endif()
+  endforeach()
+elseif(MODE STREQUAL "usage")
+  foreach(ok --help --version)
+    execute_process(COMMAND ${LAUNCHER} ${ok} RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    if(NOT status EQUAL 0 OR out STREQUAL "" OR NOT err STREQUAL "")
+      message(FATAL_ERROR "commprof-run ${ok}: exit '${status}', out '${out}', err '${err}'")
+    endif()
+  endforeach()
+  execute_process(COMMAND ${LAUNCHER} --version OUTPUT_VARIABLE out)
+  if(NOT out MATCHES "^commprof-run \\(rankmap\\) [0-9]+\\.[0-9]+\\.[0-9]+\n$")
+    message(FATAL_ERROR "commprof-run --version printed '${out}'")
+  endif()
+  # Each bad command line: exit 2, exactly one line on stderr, the command not run.
+  foreach(bad "--bogus;touch;ran" "--mpi;lam;touch;ran" "--mpi" "-o" "")
+    execute_process(COMMAND ${LAUNCHER} ${bad} WORKING_DIRECTORY ${WORKDIR}
+                    RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
+    string(REGEX MATCHALL "\n" newlines "${err}")
+    list(LENGTH newlines n)
+    if(NOT status EQUAL 2 OR NOT n EQUAL 1 OR NOT err MATCHES "^commprof-run: " OR NOT out STREQUAL ""
+       OR EXISTS ${WORKDIR}/ran)
+      message(FATAL_ERROR "commprof-run '${bad}': exit '${status}', ${n} lines on stderr '${err}', out '${out}'")
     endif()
   endforeach()
 elseif(MODE STREQUAL "launcher")
