@@ -65,6 +65,6 @@ step "5. compare"
 step "6. report: metrics, communication matrices, torus link loads"
 "$bin/report/rankmap-report" -p "$out/stencil3d.prof" --ppn "$ppn" "$out/block.map" "$out/stencil3d.map" \
   --label "$out/stencil3d.map=rankmap" --simulated "block=$t_block" --simulated "rankmap=$t_opt" \
-  --title "rankmap demo: stencil3d, $ranks ranks on $machine" -o "$out/report.html"
+  --node-picture --title "rankmap demo: stencil3d, $ranks ranks on $machine" -o "$out/report.html"
 
 printf '\ndemo: files in %s (profile, mappings, launch files, summary.txt; open report.html in a browser)\n' "$out"

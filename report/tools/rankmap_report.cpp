@@ -52,6 +52,8 @@ int report_main(int argc, char** argv) {
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
   app.add_option("--simulated", simulated,
                  "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
+  bool node_picture = false;
+  app.add_flag("--node-picture", node_picture, "add hwloc's drawing of one node (runs lstopo-no-graphics --of svg)");
   cli::add_quiet(app, quiet, "no 'wrote' line");
   if (auto status = cli::parse(app, argc, argv, "rankmap-report")) return *status;
 
@@ -227,6 +229,10 @@ int report_main(int argc, char** argv) {
                            "bar is the bottleneck.",
                        report::link_load_histogram_svg(platform->torus, loads, names, "link loads")});
   }
+
+  if (node_picture)
+    figures.push_back({"One node of the machine as hwloc sees it (lstopo): the packages and cores ranks are placed on.",
+                       cli::take(report::node_svg(mappings.front().machine))});
 
   report::Page page;
   page.title = title;

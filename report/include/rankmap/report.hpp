@@ -9,8 +9,10 @@
 #include <utility>
 #include <vector>
 
+#include "rankmap/machine.hpp"
 #include "rankmap/mapping.hpp"
 #include "rankmap/profile.hpp"
+#include "rankmap/result.hpp"
 #include "rankmap/torus.hpp"
 
 namespace rankmap::report {
@@ -60,6 +62,10 @@ std::string link_load_svg(const Torus& torus, const std::vector<double>& loads, 
 // Idle links are counted in the legend, not drawn.
 std::string link_load_histogram_svg(const Torus& torus, const std::vector<std::vector<double>>& loads,
                                     const std::vector<std::string>& names, const std::string& title, int bins = 24);
+
+// One node of the machine as hwloc draws it (lstopo --of svg, run as a child
+// process: `lstopo` names the program). Fails if it cannot be run.
+Result<std::string> node_svg(const Machine& machine, const std::string& lstopo = "lstopo-no-graphics");
 
 // A metrics table. `change` classes colour the last cell of a row: "better",
 // "worse" or "" (no direction); `tips` are shown on hover of the first cell.
