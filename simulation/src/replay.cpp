@@ -228,8 +228,10 @@ std::string resolve(const std::string& entry, const fs::path& index_dir) {
   fs::path p(entry);
   if (p.is_absolute()) return p.lexically_normal().string();
   std::error_code ec;
-  if (fs::exists(index_dir / p, ec)) return fs::absolute(index_dir / p, ec).lexically_normal().string();
-  return fs::absolute(p, ec).lexically_normal().string();
+  // Relative to the index first; then the working directory (where smpirun
+  // itself looks); a file found in neither is named relative to the index.
+  if (!fs::exists(index_dir / p, ec) && fs::exists(p, ec)) return fs::absolute(p, ec).lexically_normal().string();
+  return fs::absolute(index_dir / p, ec).lexically_normal().string();
 }
 
 std::string tail_lines(const std::string& s, int lines) {

@@ -3,6 +3,7 @@
 //   rankmap-sim hostfile m.map -o hosts.txt
 //   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
 //   rankmap-sim replay --trace t.txt -m desmos --mapping a.map [--mapping b.map ...]
+//   rankmap-sim profile --trace t.txt -o app.prof
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -16,6 +17,7 @@
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/mapping.hpp"
+#include "rankmap/profile.hpp"
 #include "rankmap/replay.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
@@ -150,7 +152,20 @@ int sim_main(int argc, char** argv) {
   cli::add_quiet(*replay, replay_quiet, "no progress on stderr");
   add_platform_options(replay, replay_options.platform);
 
+  std::string profile_trace, profile_out;
+  CLI::App* profile = app.add_subcommand("profile", "write the point-to-point traffic of a trace as a profile (commprof 1)");
+  profile->add_option("--trace", profile_trace, "trace index file")->required();
+  cli::add_output(*profile, profile_out, "profile to write")->required();
+
   if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
+  if (*profile) {
+    sim::Trace trace = cli::take(sim::read_trace(profile_trace), profile_trace);
+    std::vector<std::string> inputs = trace.rank_files;
+    inputs.push_back(profile_trace);
+    cli::take(refuse_to_overwrite_inputs({profile_out}, inputs));
+    cli::take(write_profile(profile_out, sim::profile_from_trace(trace)), profile_out);
+    return 0;
+  }
   if (*replay) {
     return run_replay(trace_path, replay_machine, replay_mappings, comm_only, replay_keep, replay_quiet, replay_options);
   }
