@@ -109,6 +109,10 @@ int run(const std::string& tool, Body&& body) {
 inline void setup(CLI::App& app, const std::string& tool) {
   app.name(tool);
   app.set_version_flag("--version", version_line(tool));
+  // Subcommands (added later, they inherit this) pass words they do not know
+  // up to the tool, so `rankmap map --version` works; unknown ones are still
+  // errors there.
+  app.fallthrough();
   app.footer("Exit status: 0 success, 2 bad input or usage (one line on stderr, no output file), 1 internal error.");
 }
 
