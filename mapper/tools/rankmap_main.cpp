@@ -189,7 +189,7 @@ int run_map(const Common& o) {
     // Read and checked before mapping: a bad trace fails before any work.
     if (o.algorithm != default_algorithm())
       fail("--trace chooses among the default algorithm's candidates; it does not combine with --algorithm " + o.algorithm);
-    trace = take(simulation::read_trace(o.trace), o.trace);
+    trace = take(simulation::read_trace(o.trace));  // messages name the file
     if (trace->ranks() != traffic.ranks)
       fail(o.trace + ": the trace has " + std::to_string(trace->ranks()) + " ranks but the profile " + o.profile + " has " +
            std::to_string(traffic.ranks));

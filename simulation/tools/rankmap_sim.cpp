@@ -46,7 +46,7 @@ int run_replay(const std::string& trace_path, const std::string& machine_spec, c
                bool comm_only, const std::string& keep_dir, bool quiet, sim::ReplayOptions options) {
   const std::string machine_where = std::ifstream(machine_spec).good() ? machine_spec : "--machine";
   Machine machine = cli::take(load_machine(machine_spec), machine_where);
-  sim::Trace trace = cli::take(sim::read_trace(trace_path), trace_path);
+  sim::Trace trace = cli::take(sim::read_trace(trace_path));
   std::vector<Mapping> mappings;
   for (const std::string& path : mapping_paths) {
     Mapping m = cli::take(read_mapping(path), path);
@@ -159,7 +159,7 @@ int sim_main(int argc, char** argv) {
 
   if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
   if (*profile) {
-    sim::Trace trace = cli::take(sim::read_trace(profile_trace), profile_trace);
+    sim::Trace trace = cli::take(sim::read_trace(profile_trace));
     std::vector<std::string> inputs = trace.rank_files;
     inputs.push_back(profile_trace);
     cli::take(refuse_to_overwrite_inputs({profile_out}, inputs));

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The trace-replay command lines (issue 19), end to end on halo3d at 128 ranks
+# on desmos (4 per node):
+#   rankmap-sim replay   times per mapping, ratios, bad input (exit 2, one line)
+#   rankmap-sim profile  the trace's traffic as a profile
+#   rankmap map --trace  picks the fastest of the default's candidates in
+#                        replay, writes it, and writes nothing on a bad trace
+# Usage: replay_cli.sh RANKMAP RANKMAP_SIM SMPIRUN SMPI_EXAMPLES_DIR
+set -euo pipefail
+rankmap=$1 sim=$2 smpirun=$3 examples=$4
+work=$(mktemp -d "${TMPDIR:-/tmp}/rankmap-replay-cli.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
+
+# Record: block placement (rankmap-sim hostfile of a block mapping), comm only.
+"$rankmap" synth --pattern ring --ranks 128 -o ring.prof -q
+"$rankmap" map -q -p ring.prof -m desmos --ppn 4 --algorithm block -o block.map > /dev/null
+"$sim" platform -m desmos -o desmos.xml
+"$sim" hostfile block.map -o hosts.txt
+"$smpirun" -trace-ti -trace-file "$work/halo.txt" --cfg=smpi/simulate-computation:no --log=root.thres:warning \
+  -np 128 -platform desmos.xml -hostfile hosts.txt "$examples/halo3d" --iters 10 < /dev/null > record.log 2>&1 ||
+  { cat record.log >&2; fail "recording the trace"; }
+grep -q "check=ok messages=7680 total_bytes=188743680" record.log || fail "halo3d did not run right: $(cat record.log)"
+
+# rankmap-sim profile: the trace's p2p traffic.
+"$sim" profile --trace halo.txt -o halo.prof
+expect_eq "$(grep -c '^p2p ' halo.prof)" 768 "p2p lines of the profile"
+expect_eq "$(awk '$1 == "p2p" { m += $4; b += $5 } END { print m, b }' halo.prof)" "7680 188743680" "messages and bytes"
+
+# rankmap map --trace: the static choice (scotch) against the replay's.
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt -o chosen.map > map.out 2> map.err ||
+  { cat map.err >&2; fail "rankmap map --trace"; }
+grep -q "^rankmap: chose scotch " map.err || fail "static choice changed: $(cat map.err)"
+grep -q "^rankmap: chose 'cartesian\[4x4x8/1x1x4\]' by replay (comm-only 0.000263782946 s, 0.7493 x the static choice 'scotch'; 8 of 8 candidates timed)$" map.err ||
+  fail "choice by replay: $(grep 'by replay' map.err)"
+grep -q "^  1   scotch                     0.000352038067   1.0000  $" map.out || fail "table row 1: $(cat map.out)"
+grep -q "^  4   cartesian\[4x4x8/1x1x4\]     0.000263782946   0.7493  <- chosen by replay$" map.out || fail "table row 4: $(cat map.out)"
+# Every other candidate is slower in replay than the chosen one.
+awk '/^  [0-9] / && $3 != "-" { if ($3 + 0 < 0.000263782946) bad = 1; n++ } END { exit !(n == 8 && !bad) }' map.out ||
+  fail "a candidate replayed faster than the choice: $(cat map.out)"
+grep -q "^\[" map.err && fail "progress lines must name the tool"
+
+# rankmap-sim replay: the written mapping against a static one; ratios to the first.
+"$rankmap" map -q -p halo.prof -m desmos --ppn 4 -o static.map > /dev/null
+"$sim" replay -q --trace halo.txt -m desmos --mapping chosen.map --mapping static.map --mapping block.map > replay.out
+grep -q "^trace halo.txt: 128 ranks, 21248 actions, 7680 point-to-point messages, 188743680 bytes, 1792 collectives, 0 compute actions (0 flops)$" replay.out ||
+  fail "trace summary: $(cat replay.out)"
+grep -Eq "^chosen.map +0.000263782946 +1.0000$" replay.out || fail "chosen row: $(cat replay.out)"
+grep -Eq "^static.map +0.000352038067 +1.3346$" replay.out || fail "static row: $(cat replay.out)"
+grep -Eq "^block.map +0.000651151082 +2.4685$" replay.out || fail "block row: $(cat replay.out)"
+grep -q "^whole-app: same as comm-only (the trace has no compute actions)$" replay.out || fail "whole-app line"
+
+# --budget: past it the static choice stays, and the note says so.
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt --budget 0.000001 -o budget.map > budget.out 2> budget.err
+grep -q "kept the static choice 'scotch'" budget.err || fail "budget note: $(cat budget.err)"
+cmp -s <(tail -n +2 budget.map) <(tail -n +2 static.map) || fail "budget: the static mapping was not kept"
+
+# Bad input: exit 2, one line naming file and line, nothing written.
+cp -r halo.txt_files bad_files
+sed "s|halo.txt_files|bad_files|" halo.txt > bad.txt
+first=$(head -n 1 bad.txt)
+sed -i '3s/.*/0 isend 1 0 many 0/' "$first"
+set +e
+"$sim" replay --trace bad.txt -m desmos --mapping block.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status of replay on a garbled trace"
+expect_eq "$(cat err.txt)" "rankmap-sim: $first:3: count: expected a count, not 'many'" "replay error"
+[ ! -s out.txt ] || fail "replay printed output on bad input: $(cat out.txt)"
+set +e
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace bad.txt -o never.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status of map --trace on a garbled trace"
+expect_eq "$(cat err.txt)" "rankmap: $first:3: count: expected a count, not 'many'" "map error"
+[ ! -e never.map ] || fail "map --trace wrote a mapping from a bad trace"
+set +e
+"$sim" replay --trace missing.txt -m desmos --mapping block.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status on a missing trace"
+expect_eq "$(cat err.txt)" "rankmap-sim: missing.txt: cannot open file: No such file or directory" "missing trace"
+"$rankmap" synth --pattern ring --ranks 64 -o r64.prof -q
+set +e
+"$rankmap" map -q -p r64.prof -m desmos --ppn 4 --trace halo.txt -o never.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status on a trace of other ranks"
+expect_eq "$(cat err.txt)" "rankmap: halo.txt: the trace has 128 ranks but the profile r64.prof has 64" "rank mismatch"
+[ ! -e never.map ] || fail "map --trace wrote a mapping for a mismatched trace"
+echo "replay_cli: ok"
