@@ -1,4 +1,5 @@
-// commprof_check ACTUAL (EXPECTED | --ring P MESSAGES UNIT_BYTES) [--max-mpi-per-wall X] [--min-mpi S] [--yield]
+// commprof_check ACTUAL (EXPECTED | --ring P MESSAGES UNIT_BYTES | --fortran-collectives P)
+//                [--max-mpi-per-wall X] [--min-mpi S] [--yield]
 // Compares a whole profile written by libcommprof with the expected one:
 // every p2p and osc record must match exactly (no missing, no extra). The
 // per-rank timing and placement fields cannot be predicted, so they are
@@ -182,6 +183,21 @@ int main(int argc, char** argv) {
     for (int r = 0; r < expected.ranks; ++r)
       expected.p2p.push_back({r, (r + 1) % expected.ranks, messages, messages * unit * static_cast<unsigned long long>(r + 1)});
     next = 6;
+  } else if (std::string(argv[2]) == "--fortran-collectives") {
+    if (argc < 4) return 2;
+    // collectives.F90: per pair an 8-byte in-place alltoall block and a
+    // 1-element alltoallw block (8 bytes to odd ranks, 4 to even ones); one
+    // bcast of 3 integers from 0 and one allreduce of 2 doubles on world.
+    expected.ranks = std::atoi(argv[3]);
+    for (int r = 0; r < expected.ranks; ++r)
+      for (int j = 0; j < expected.ranks; ++j)
+        if (j != r) expected.p2p.push_back({r, j, 2, 8ull + (j % 2 ? 8ull : 4ull)});
+    std::vector<int> world(static_cast<size_t>(expected.ranks));
+    for (int r = 0; r < expected.ranks; ++r) world[static_cast<size_t>(r)] = r;
+    expected.communicators.push_back({0, world});
+    expected.collectives.push_back({0, "bcast", 0, 1, 12});
+    expected.collectives.push_back({0, "allreduce", -1, 1, 16});
+    next = 4;
   } else {
     auto e = rankmap::read_profile(argv[2]);
     if (!e) {

@@ -19,7 +19,7 @@ execute_process(COMMAND ${launch} ${PROGRAM} ${app_args} RESULT_VARIABLE run_sta
 if(NOT run_status EQUAL 0)
   message(FATAL_ERROR "${PROGRAM} under the profiler exited with ${run_status}")
 endif()
-if(NOT check_args MATCHES "--ring")
+if(NOT check_args MATCHES "--ring|--fortran-collectives")
   list(PREPEND check_args ${OUTPUT}.expected)
 endif()
 execute_process(COMMAND ${CHECKER} ${OUTPUT} ${check_args} RESULT_VARIABLE check_status)
