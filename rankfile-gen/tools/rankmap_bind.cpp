@@ -37,6 +37,8 @@ int bind_main(int argc, char** argv) {
   CLI::App app{"rankmap-bind MAPPING -- PROGRAM [ARGS...]: run by the launcher in place of the program; binds this "
                "rank to its mapped core, then executes the program"};
   rankmap::cli::setup(app, kTool);
+  app.footer("Exit status: the program's; before it runs, 2 for bad input or usage (one line on stderr), 127 if it "
+             "cannot be executed, 1 internal error.");
   std::string mapping_path;
   std::vector<std::string> command;
   bool quiet = false, verbose = false;
