@@ -97,6 +97,7 @@ struct Common {
   SynthSpec synth;
   std::string shape, bytes;
   std::string trace;     // map --trace: choose among the default's candidates by replay
+  std::vector<std::string> candidates;  // map --candidate: more mappings to replay with --trace
   double budget = 300;   // map --budget: wall seconds for those replays
 };
 
@@ -108,10 +109,12 @@ constexpr int kReplayCandidates = 8;
 // the fastest placement (the static choice when the replay cannot decide,
 // with a note saying why). Prints the replayed times.
 std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace& trace, const Machine& machine,
-                                       const MapOutcome& outcome, const Clock& clock) {
+                                       const MapOutcome& outcome, const std::vector<simulation::ReplayCandidate>& extra,
+                                       const Clock& clock) {
   std::vector<simulation::ReplayCandidate> candidates;
   for (const Alternative& a : outcome.alternatives) candidates.push_back({a.name, a.placement});
   if (candidates.empty()) candidates.push_back({o.algorithm, outcome.placement});
+  candidates.insert(candidates.end(), extra.begin(), extra.end());
   simulation::ChoiceOptions co;
   co.budget_seconds = o.budget;
   if (!o.quiet)
@@ -167,6 +170,7 @@ int run_map(const Common& o) {
   std::vector<std::string> inputs = machine.files();
   inputs.insert(inputs.end(), {o.profile, o.machine});
   if (!o.trace.empty()) inputs.push_back(o.trace);
+  inputs.insert(inputs.end(), o.candidates.begin(), o.candidates.end());
   take(refuse_to_overwrite_inputs({o.output}, inputs));
   Platform platform = take(Platform::from_machine(machine), machine_where);
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
@@ -195,10 +199,27 @@ int run_map(const Common& o) {
            std::to_string(traffic.ranks));
     opt.alternatives = kReplayCandidates;
   }
+  if (!o.candidates.empty() && !trace) fail("--candidate needs --trace (the candidates are compared by replay)");
+  // --candidate: another tool's mapping (stock Scotch, the current rankfile)
+  // replayed with the default's candidates; it must obey the same machine,
+  // nodes and --ppn, since it may become the written mapping.
+  std::vector<simulation::ReplayCandidate> extra;
+  for (const std::string& path : o.candidates) {
+    Mapping m = take(read_mapping(path), path);
+    if (m.machine.sizes != machine.sizes) fail(path + ": mapping is for another torus than --machine");
+    if (m.ranks() != traffic.ranks)
+      fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the profile " + o.profile + " has " +
+           std::to_string(traffic.ranks));
+    std::vector<int> nodes = opt.nodes;
+    if (nodes.empty())
+      for (int n = 0; n < platform.torus.nodes(); ++n) nodes.push_back(n);
+    take(check_placement(m.placement, traffic.ranks, platform, nodes, opt.ppn > 0 ? opt.ppn : platform.node.cores()), path);
+    extra.push_back({path.substr(path.find_last_of('/') + 1), m.placement});
+  }
   MapOutcome chosen = take(map_ranks(traffic, platform, opt), o.profile);
   if (!o.quiet)
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
-  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, clock);
+  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, extra, clock);
   const double map_seconds = clock.seconds();
   Mapping mapping{machine, chosen.placement};
   take(mapping.check(), "internal", 1);
@@ -312,6 +333,8 @@ int main(int argc, char** argv) {
     map->add_option("--trace", o.trace,
                     "time-independent trace of the application (smpirun -trace-ti index file): choose among the "
                     "default's candidates by replaying each in SimGrid (docs/simulation.md)");
+    map->add_option("--candidate", o.candidates,
+                    "with --trace: also replay this mapping, e.g. another tool's (repeatable; it may be chosen)");
     map->add_option("--budget", o.budget, "wall seconds for the --trace replays; past it the fastest so far is kept")
         ->check(cli::positive())
         ->capture_default_str();

@@ -57,6 +57,25 @@ grep -q "^whole-app: same as comm-only (the trace has no compute actions)$" repl
 grep -q "kept the static choice 'scotch'" budget.err || fail "budget note: $(cat budget.err)"
 cmp -s <(tail -n +2 budget.map) <(tail -n +2 static.map) || fail "budget: the static mapping was not kept"
 
+# --candidate: another mapping joins the replay; one on the chosen nodes shares its time.
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt --candidate chosen.map --candidate block.map \
+  -o cand.map > cand.out 2> cand.err
+grep -q "^  9   chosen.map                 0.000263782946   0.7493  same nodes as 'cartesian\[4x4x8/1x1x4\]'$" cand.out ||
+  fail "candidate row 9: $(cat cand.out)"
+grep -q "^  10  block.map                  0.000651151082   1.8497  same nodes as 'block'$" cand.out || fail "candidate row 10: $(cat cand.out)"
+grep -q "10 of 10 candidates timed" cand.err || fail "candidate count: $(cat cand.err)"
+set +e
+"$rankmap" map -q -p halo.prof -m desmos --ppn 4 --candidate block.map -o never.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status of --candidate without --trace"
+expect_eq "$(cat err.txt)" "rankmap: --candidate needs --trace (the candidates are compared by replay)" "candidate without trace"
+set +e
+"$rankmap" map -q -p halo.prof -m desmos --ppn 6 --nodes 0-21 --trace halo.txt --candidate block.map -o never.map > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "exit status of a candidate outside --nodes"
+grep -q "^rankmap: block.map: " err.txt || fail "candidate outside --nodes: $(cat err.txt)"
+[ ! -e never.map ] || fail "map wrote a mapping with a bad candidate"
+
 # Bad input: exit 2, one line naming file and line, nothing written.
 cp -r halo.txt_files bad_files
 sed "s|halo.txt_files|bad_files|" halo.txt > bad.txt
