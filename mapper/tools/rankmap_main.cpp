@@ -55,20 +55,22 @@ Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet)
 
 // The text table and the JSON both print the metric catalogue
 // (rankmap/metrics.hpp): values in base units, the unit in its own column.
-void print_table(const std::vector<std::string>& names, const std::vector<Metrics>& ms, bool gain_column) {
+void print_table(const std::vector<std::string>& names, const std::vector<Metrics>& ms, bool gain_column, bool bound) {
   std::printf("%-24s %-8s", "metric", "unit");
   for (const auto& n : names) std::printf(" %14s", n.c_str());
   if (gain_column) std::printf(" %9s", "change");
   std::printf("\n");
+  // Without the bound (--no-bound) its rows say n/a, not a gap of 0.
+  auto get = [bound](const MetricInfo& info, const Metrics& m) { return bound || !from_lower_bound(info) ? info.get(m) : NAN; };
   for (const MetricInfo& info : metric_catalogue()) {
     std::printf("%-24s %-8s", info.label, unit_symbol(info.unit));
     for (const Metrics& m : ms) {
-      const double v = info.get(m);
+      const double v = get(info, m);
       if (std::isfinite(v)) std::printf(" %14.6g", v);
       else std::printf(" %14s", "n/a");  // gap to a zero bound
     }
     if (gain_column && ms.size() == 2) {
-      const double a = info.get(ms[0]), b = info.get(ms[1]);
+      const double a = get(info, ms[0]), b = get(info, ms[1]);
       if (a != 0 && std::isfinite(a) && std::isfinite(b)) std::printf(" %+8.1f%%", 100.0 * (b - a) / a);
       else std::printf(" %9s", b == a ? "0" : "n/a");
     }
@@ -77,10 +79,10 @@ void print_table(const std::vector<std::string>& names, const std::vector<Metric
 }
 
 // Keys in catalogue order; whole numbers as integers; n/a as null.
-nlohmann::ordered_json to_json(const std::string& name, const Metrics& m) {
+nlohmann::ordered_json to_json(const std::string& name, const Metrics& m, bool bound) {
   nlohmann::ordered_json j = {{"mapping", name}, {"ranks", m.ranks}, {"total_bytes", static_cast<long long>(m.total_bytes)}};
   for (const MetricInfo& info : metric_catalogue()) {
-    const double v = info.get(m);
+    const double v = bound || !from_lower_bound(info) ? info.get(m) : NAN;
     if (!std::isfinite(v)) j[info.key] = nullptr;
     else if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0) j[info.key] = static_cast<long long>(v);
     else j[info.key] = v;
@@ -236,11 +238,11 @@ int run_map(const Common& o) {
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
   Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
   if (o.json) {
-    std::cout << nlohmann::ordered_json::array({to_json("block", mb), to_json(o.algorithm, mc)}).dump(2) << "\n";
+    std::cout << nlohmann::ordered_json::array({to_json("block", mb, !o.no_bound), to_json(o.algorithm, mc, !o.no_bound)}).dump(2) << "\n";
   } else {
     std::printf("mapped %d ranks with '%s' in %.2f s -> %s\n", traffic.ranks, o.algorithm.c_str(), map_seconds,
                 o.output.c_str());
-    print_table({"block", o.algorithm}, {mb, mc}, true);
+    print_table({"block", o.algorithm}, {mb, mc}, true, !o.no_bound);
   }
   return 0;
 }
@@ -266,10 +268,10 @@ int run_evaluate(const Common& o) {
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));
-    all.push_back(to_json(path, ms.back()));
+    all.push_back(to_json(path, ms.back(), !o.no_bound));
   }
   if (o.json) std::cout << all.dump(2) << "\n";
-  else print_table(names, ms, ms.size() == 2);
+  else print_table(names, ms, ms.size() == 2, !o.no_bound);
   return 0;
 }
 

@@ -52,7 +52,8 @@ int report_main(int argc, char** argv) {
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
   app.add_option("--simulated", simulated,
                  "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
-  bool node_picture = false;
+  bool node_picture = false, no_bound = false;
+  app.add_flag("--no-bound", no_bound, "skip the lower bound (as in rankmap evaluate; faster on large runs)");
   app.add_flag("--node-picture", node_picture, "add hwloc's drawing of one node (runs lstopo-no-graphics --of svg)");
   cli::add_quiet(app, quiet, "no 'wrote' line");
   if (auto status = cli::parse(app, argc, argv, "rankmap-report")) return *status;
@@ -110,6 +111,7 @@ int report_main(int argc, char** argv) {
          " or less");
   EvaluateOptions options;
   options.ppn = ppn;
+  options.lower_bound = !no_bound;
   if (!node_list.empty()) {
     auto nodes = parse_node_list(node_list, mappings.front().machine);
     if (!nodes) fail(nodes.error().message);
@@ -161,7 +163,7 @@ int report_main(int argc, char** argv) {
   };
   if (have_simulated) row(simulated_time_metric(), [&](size_t i) { return simulated_time[i]; });
   for (const MetricInfo& info : metric_catalogue())
-    row(info, [&](size_t i) { return info.get(metrics[i]); });
+    if (!no_bound || !from_lower_bound(info)) row(info, [&](size_t i) { return info.get(metrics[i]); });
 
   // The verdict: the last mapping against the first, on the three numbers
   // that decide (network traffic, the bottleneck link, time).

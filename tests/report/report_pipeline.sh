@@ -36,15 +36,16 @@ big="torus=16x16x8x2 node=package:2,core:4"
 "$rankmap" synth -q --pattern stencil3d-shuffled --ranks 32768 -o big.prof
 "$rankmap" map -q --no-bound -p big.prof -m "$big" --ppn 8 --algorithm block -o big-block.map > /dev/null
 "$rankmap" map -q --no-bound --preset fast -p big.prof -m "$big" --ppn 8 -o big.map > /dev/null
-"$report" -q -p big.prof --ppn 8 big-block.map big.map --label big-block.map=block --label big.map=rankmap -o big.html
+"$report" -q --no-bound -p big.prof --ppn 8 big-block.map big.map --label big-block.map=block --label big.map=rankmap -o big.html
 big_verdict='rankmap vs block: hop-bytes −[0-9]+%, max link load −[0-9]+%, predicted comm time 0.[0-9]+x'
 grep -Eq "<p class=\"verdict\" id=\"verdict\">$big_verdict</p>" big.html || {
   echo "no verdict line like '$big_verdict'"; grep -o '<p class="verdict"[^<]*' big.html; exit 1; }
 grep -q '32768 ranks in 256 x 256 cells' big.html
 grep -q '4096 nodes: too many to box at this size' big.html
 size_at_most big.html 1000000
-# two matrices and one histogram; 1 header row + 17 metrics
-"$render" big.html 3 18 "$big_verdict"
+grep -q '<td title="[^"]*">hop-bytes gap</td>' big.html && { echo "--no-bound still shows the gap"; exit 1; }
+# two matrices and one histogram; 1 header row + 17 metrics less the 4 of the bound
+"$render" big.html 3 14 "$big_verdict"
 
 # Bad input: one line on stderr, exit 2, nothing written.
 "$rankmap" synth -q --pattern ring --ranks 8 -o small.prof

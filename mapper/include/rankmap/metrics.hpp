@@ -99,6 +99,14 @@ inline const MetricInfo& simulated_time_metric() {
   return info;
 }
 
+// The lower bounds and the gaps to them: meaningless when the bound was not
+// computed (--no-bound), where tables print n/a.
+inline bool from_lower_bound(const MetricInfo& m) {
+  const std::string_view key = m.key;
+  return key == "hop_bytes_lower_bound" || key == "hop_bytes_gap" || key == "weighted_cost_lower_bound" ||
+         key == "weighted_cost_gap";
+}
+
 inline const MetricInfo* find_metric(std::string_view key) {
   for (const MetricInfo& m : metric_catalogue())
     if (key == m.key) return &m;
