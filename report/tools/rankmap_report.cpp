@@ -76,6 +76,7 @@ int report_main(int argc, char** argv) {
     mappings.push_back(std::move(*m));
     names.push_back(base_name(path));
   }
+  std::vector<bool> labelled(mappings.size(), false);
   for (const std::string& l : labels) {
     const size_t eq = l.rfind('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == l.size()) fail("bad --label '" + text::excerpt(l) + "', expected MAPPING=NAME");
@@ -84,6 +85,7 @@ int report_main(int argc, char** argv) {
     while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
     if (i == mappings.size()) fail("--label names '" + text::excerpt(which) + "', which is not one of the mappings");
     names[i] = l.substr(eq + 1);
+    labelled[i] = true;
   }
   std::vector<std::string> inputs = mapping_paths;
   inputs.push_back(profile_path);
@@ -122,6 +124,20 @@ int report_main(int argc, char** argv) {
     auto result = evaluate(*traffic, m.placement, *platform, options);
     if (!result) fail(result.error().message);
     metrics.push_back(*result);
+  }
+
+  // A mapping that is the launcher's block placement (at its own ranks per
+  // node) is called block, whatever its file name, unless --label names it.
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    if (labelled[i]) continue;
+    std::vector<int> per_node(static_cast<size_t>(platform->torus.nodes()), 0);
+    int most = 0;
+    for (const Placement& p : mappings[i].placement) most = std::max(most, ++per_node[static_cast<size_t>(p.node)]);
+    MapOptions block;
+    block.algorithm = "block";
+    block.ppn = most;
+    auto placed = map_ranks(*traffic, *platform, block);
+    if (placed && placed->placement == mappings[i].placement) names[i] = "block";
   }
 
   const size_t last = mappings.size() - 1;
