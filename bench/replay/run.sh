@@ -12,7 +12,10 @@
 #              the cheapest others), stock scotch_gmap (default strategy) and
 #              scotch_gmap -cqb -b0, both through bench/peers/peer_scotch.sh
 #              on Scotch's torusXD target (bench/replay/scotch_mapping.py);
-#   replay     rankmap-sim replay -m desmos, comm-only (SimGrid 3.32).
+#   replay     rankmap-sim replay -m desmos, comm-only (SimGrid 3.32);
+#   check      the trace replayed on block placement (where it was recorded)
+#              against a direct SMPI run of the program (rankmap-sim run), and
+#              its point-to-point bytes against the program's own total_bytes.
 #
 # Writes the section between <!-- replay:begin --> and <!-- replay:end --> of
 # docs/benchmarks.md (markers appended if absent). Outputs go to
@@ -54,9 +57,9 @@ now() { date +%s.%N; }
 "$sim" hostfile "$out/block.map" -o "$out/hosts.txt"
 machine_line=$(sed -n 's/^machine //p' "$out/block.map")
 
-results="$out/results.txt"
+results="$out/results.txt" checks="$out/checks.txt"
 doc_only=""; [ "${1:-}" = --doc-only ] && doc_only=yes
-[ -z "$doc_only" ] && : > "$results"
+[ -z "$doc_only" ] && : > "$results" && : > "$checks"
 [ -z "$doc_only" ] || [ -s "$results" ] || { echo "run.sh: no results in $results (run without --doc-only first)" >&2; exit 2; }
 start=$(now)
 commit=$(git -C "$root" rev-parse --short HEAD)  # the code measured: the commit at the start
@@ -64,6 +67,7 @@ for ex in "${examples[@]}"; do
   [ -n "$doc_only" ] && break
   d="$out/$ex"; rm -rf "$d"; mkdir -p "$d"
   t0=$(now)
+  row() { awk -v f="$1" '$1 == f { print $2 }' "$d/replay.out"; }
   # shellcheck disable=SC2086
   smpirun -trace-ti -trace-file "$d/trace.txt" --cfg=smpi/simulate-computation:no --log=root.thres:warning \
     -np $ranks -platform "$out/platform.xml" -hostfile "$out/hosts.txt" "$build/examples/smpi/$ex" ${args[$ex]} \
@@ -80,8 +84,14 @@ for ex in "${examples[@]}"; do
     --candidate "$d/scotch-strict.map" -o "$d/trace-scotch.map" > "$d/map-scotch.out" 2> "$d/map-scotch.err"
   t2=$(now)
   "$sim" replay -q --trace "$d/trace.txt" -m $machine --mapping "$d/trace.map" --mapping "$d/static.map" \
-    --mapping "$d/scotch-stock.map" --mapping "$d/scotch-strict.map" --mapping "$d/trace-scotch.map" > "$d/replay.out"
-  row() { awk -v f="$1" '$1 == f { print $2 }' "$d/replay.out"; }
+    --mapping "$d/scotch-stock.map" --mapping "$d/scotch-strict.map" --mapping "$d/trace-scotch.map" \
+    --mapping "$out/block.map" > "$d/replay.out"
+  # shellcheck disable=SC2086
+  "$sim" run --mapping "$out/block.map" -- "$build/examples/smpi/$ex" ${args[$ex]} > "$d/direct.log" 2>&1 < /dev/null
+  direct=$(sed -n 's/^simulated_time=\([^ ]*\).*/\1/p' "$d/direct.log")
+  program_bytes=$(sed -n 's/.* total_bytes=\([0-9]*\).*/\1/p' "$d/record.log")
+  trace_bytes=$(sed -n 's/^trace [^:]*: .* messages, \([0-9]*\) bytes,.*/\1/p' "$d/replay.out")
+  echo "$ex|$direct|$(row "$out/block.map")|$trace_bytes|$program_bytes" >> "$checks"
   chosen=$(sed -n "s/^rankmap: chose '\([^']*\)' by replay.*/\1/p" "$d/map.err")
   chosen_sc=$(sed -n "s/^rankmap: chose '\([^']*\)' by replay.*/\1/p" "$d/map-scotch.err")
   static=$(sed -n 's/^rankmap: chose \([^ ]*\) (.*/\1/p' "$d/map.err" | head -n 1)
@@ -130,6 +140,17 @@ section="$out/section.md"
       printf "| %s | `%s` | %s | %s | %.9f | %s | %.9f | %.4f | %.9f | %s | %.9f | %s | %.9f | %s | %s | %s |\n",
         ex, a, n, s, ts, c, tt, tt / ts, st, mv, sr, csc, tsc, ok, mt, mtsc }'
   done < "$results"
+  echo
+  echo "The trace against the program, on block placement (where it was recorded): its comm-only replay against a direct"
+  echo "SMPI run of the same program (\`rankmap-sim run --mapping block.map -- build/examples/smpi/X ARGS\`, SimGrid's end-of-run"
+  echo "clock, 6 digits), and its point-to-point bytes against the program's own \`total_bytes\`:"
+  echo
+  echo "| example | direct SMPI run (s) | replay (s) | replay / direct | trace p2p bytes | program total_bytes |"
+  echo "|---|---|---|---|---|---|"
+  while IFS='|' read -r ex direct rep tb pb; do
+    awk -v ex="$ex" -v d="$direct" -v r="$rep" -v tb="$tb" -v pb="$pb" 'BEGIN {
+      printf "| %s | %s | %.9f | %.4f | %s | %s%s |\n", ex, d, r, r / d, tb, pb, (tb == pb ? "" : " (**differs**)") }'
+  done < "$checks"
   echo
   echo "Every candidate's replayed time (seconds, in the order \`--trace\` replayed them; the first is the static choice):"
   echo
