@@ -105,4 +105,14 @@ set -e
 expect_eq "$status" 2 "exit status on a trace of other ranks"
 expect_eq "$(cat err.txt)" "rankmap: halo.txt: the trace has 128 ranks but the profile r64.prof has 64" "rank mismatch"
 [ ! -e never.map ] || fail "map --trace wrote a mapping for a mismatched trace"
+# The shared command-line conventions (rankmap/cli.hpp) on the new subcommands.
+for sub in replay profile; do
+  "$sim" $sub --help | grep -q "^Usage: rankmap-sim $sub" || fail "$sub --help"
+  expect_eq "$("$sim" $sub --version)" "rankmap-sim (rankmap) $("$sim" --version | awk '{ print $3 }')" "$sub --version"
+done
+set +e
+"$sim" replay --trace halo.txt -m desmos --mapping block.map --no-such-flag > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "unknown flag"
+expect_eq "$(cat err.txt)" "rankmap-sim: unknown option '--no-such-flag' (see rankmap-sim --help)" "unknown flag message"
 echo "replay_cli: ok"

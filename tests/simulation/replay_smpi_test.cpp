@@ -221,4 +221,16 @@ TEST_CASE("whole-application replay adds the compute actions at the host speed")
   auto fast = sim::replay(*trace, m, sim::ReplayMode::whole_app, opt);
   REQUIRE(fast.ok());
   CHECK(fast->simulated_seconds - comm->simulated_seconds == Approx(0.5e-3).epsilon(1e-9));
+
+  // With compute actions the choice is made on the whole application.
+  sim::ChoiceOptions co;
+  co.replay.smpirun = RANKMAP_SMPIRUN;
+  const std::vector<sim::ReplayCandidate> candidates = {{"apart", {Placement{0, 0}, Placement{1, 0}}},
+                                                        {"together", {Placement{0, 0}, Placement{0, 1}}}};
+  auto c = sim::choose_by_replay(*trace, desmos(), candidates, co);
+  REQUIRE(c.ok());
+  CHECK(c->mode == sim::ReplayMode::whole_app);
+  CHECK(c->chosen == 1);  // the loopback (300 ns, 20 GB/s) beats one hop
+  CHECK(c->times[0].seconds == app->simulated_seconds);
+  CHECK(*c->times[1].seconds == Approx(1e-3 + 300e-9 + 8000 / 20e9).epsilon(1e-5));
 }
