@@ -167,7 +167,7 @@ int run_map(const Common& o) {
   const bool progress = !o.quiet;
   // A machine file's errors already say file:line; a one-line description's
   // are named after the option.
-  const std::string machine_where = std::ifstream(o.machine).good() ? o.machine : "--machine";
+  const std::string machine_where = cli::where_of("--machine", o.machine);
   Machine machine = take(load_machine(o.machine), machine_where);
   std::vector<std::string> inputs = machine.files();
   inputs.insert(inputs.end(), {o.profile, o.machine});

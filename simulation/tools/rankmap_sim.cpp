@@ -44,7 +44,7 @@ void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
 // replay, so bad input fails at once (exit 2) and nothing is written.
 int run_replay(const std::string& trace_path, const std::string& machine_spec, const std::vector<std::string>& mapping_paths,
                bool comm_only, const std::string& keep_dir, bool quiet, sim::ReplayOptions options) {
-  const std::string machine_where = std::ifstream(machine_spec).good() ? machine_spec : "--machine";
+  const std::string machine_where = cli::where_of("--machine", machine_spec);
   Machine machine = cli::take(load_machine(machine_spec), machine_where);
   sim::Trace trace = cli::take(sim::read_trace(trace_path));
   std::vector<Mapping> mappings;
@@ -172,7 +172,7 @@ int sim_main(int argc, char** argv) {
 
   if (*platform) {
     auto machine = load_machine(machine_spec);
-    if (!machine) return fail(machine.error().message);
+    if (!machine) cli::take(std::move(machine), cli::where_of("--machine", machine_spec));
     std::vector<std::string> inputs = machine->files();
     inputs.push_back(machine_spec);
     if (!routes_for.empty()) {

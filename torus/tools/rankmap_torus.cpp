@@ -59,13 +59,14 @@ int torus_main(int argc, char** argv) {
   app.add_flag("--canonical", print_line, "print only the canonical one-line machine description");
   if (auto status = rankmap::cli::parse(app, argc, argv, "rankmap-torus")) return *status;
 
-  rankmap::Machine machine = rankmap::cli::take(rankmap::load_machine(machine_spec));
+  const std::string machine_where = rankmap::cli::where_of("--machine", machine_spec);
+  rankmap::Machine machine = rankmap::cli::take(rankmap::load_machine(machine_spec), machine_where);
   if (print_line) {
     std::cout << rankmap::to_string(machine) << "\n";
     return 0;
   }
-  Torus torus = rankmap::cli::take(machine.torus());
-  rankmap::NodeTopology node = rankmap::cli::take(machine.node_topology());
+  Torus torus = rankmap::cli::take(machine.torus(), machine_where);
+  rankmap::NodeTopology node = rankmap::cli::take(machine.node_topology(), machine_where);
   std::printf("machine    %s\n", rankmap::to_string(machine).c_str());
   std::printf("nodes      %d (%d cores each, %d package%s)\n", torus.nodes(), node.cores(), node.packages(),
               node.packages() == 1 ? "" : "s");

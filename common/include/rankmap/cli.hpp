@@ -25,6 +25,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <exception>
+#include <fstream>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -71,6 +72,13 @@ T take(Result<T> r, const std::string& where = "", int status = kBadInput) {
     fail(where.empty() || m.rfind(where, 0) == 0 ? m : where + ": " + m, status);
   }
   return std::move(*r);
+}
+
+// Where a bad option value is blamed: the value itself when it names a file
+// (the reader's messages then say file:line), else the option: "--machine:
+// unknown machine word 'frob=1'".
+inline std::string where_of(const std::string& option, const std::string& value) {
+  return std::ifstream(value).good() ? value : option;
 }
 
 // The one error printer: "tool: message" on stderr, one line (a message never
