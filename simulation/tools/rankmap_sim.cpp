@@ -2,7 +2,7 @@
 //   rankmap-sim platform -m desmos -o platform.xml [--routes-for m.map]
 //   rankmap-sim hostfile m.map -o hosts.txt
 //   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
-//   rankmap-sim replay --trace t.txt -m desmos --mapping a.map [--mapping b.map ...]
+//   rankmap-sim replay --trace t.txt -m desmos a.map [b.map ...]
 //   rankmap-sim profile --trace t.txt -o app.prof
 #include <CLI/CLI.hpp>
 
@@ -144,7 +144,9 @@ int sim_main(int argc, char** argv) {
       "replay", "replay a time-independent trace (smpirun -trace-ti) on the machine once per mapping; print the times");
   replay->add_option("--trace", trace_path, "trace index file (one action file per rank)")->required();
   cli::add_machine(*replay, replay_machine)->required();
-  replay->add_option("--mapping", replay_mappings, "mapping to replay on (repeatable; ratios are to the first)")->required();
+  // Mappings are positional in every tool; --mapping (repeatable) is how
+  // replay first took them.
+  replay->add_option("mappings,--mapping", replay_mappings, "mappings to replay on (ratios are to the first)")->required();
   replay->add_flag("--comm-only", comm_only, "skip the whole-application replays (compute actions kept)");
   replay->add_option("--keep", replay_keep, "write each replay's platform, hostfile and index into DIR/<i> and keep them");
   replay->add_option("--smpirun", replay_options.smpirun, "smpirun to use")->capture_default_str();
