@@ -40,17 +40,23 @@ if [ "${1:-}" != "--doc-only" ]; then
       --filter* | --tool* | --suite* | --spread-seeds* | --list) partial=yes ;;
     esac
   done
-  # Recorded profiles (bench/profiles/GROUP/*.prof, see its README) join the suite.
+  # Recorded profiles (bench/profiles/GROUP/*.prof, see its README) join the
+  # suite; so do the real applications' (bench/profiles/lammps/, desmos at 4
+  # per node, fewer ranks than slots).
+  apps=()
+  for f in "$repo"/bench/profiles/lammps/*.prof; do
+    [ -f "$f" ] && apps+=(--recorded "lammps-$(basename "$f" .prof)=$f")
+  done
   if [ -n "$partial" ]; then
     rm -f "$out/peers-tables-partial.md"
     "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$out/peers-tables-partial.md" \
-      --recorded-dir "$repo/bench/profiles" "$@"
+      --recorded-dir "$repo/bench/profiles" "${apps[@]}" "$@"
     [ -f "$out/peers-tables-partial.md" ] && echo "run.sh: partial run, tables in $out/peers-tables-partial.md; $doc untouched"
     exit 0
   fi
   command_line="bench/peers/run.sh${*:+ $*}"
   start=$(date +%s)
-  "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$tables.new" --recorded-dir "$repo/bench/profiles" "$@"
+  "$out/rankmap_bench_peers" --python "$venv/bin/python" --markdown "$tables.new" --recorded-dir "$repo/bench/profiles" "${apps[@]}" "$@"
   elapsed=$(( $(date +%s) - start ))
   mv "$tables.new" "$tables"
 
