@@ -17,6 +17,7 @@ constexpr int kMappingVersion = 1;
 // The shortest rank line, "0 0 h 0", has 7 characters: a file of S bytes holds
 // at most S / 7 of them.
 constexpr size_t kMinRankLineBytes = 7;
+constexpr size_t kMaxAlgorithmBytes = 256;
 
 // The placement rules, checked one rank at a time so that the reader can name
 // the line and Mapping::check the rank: node and core exist, one rank a core.
@@ -40,9 +41,18 @@ class PlacementChecker {
   int cores_;
   std::unordered_set<long long> used_;
 };
+// Why an algorithm record cannot be written and read back as it is, or "".
+std::string algorithm_problem(std::string_view a) {
+  if (a.size() > kMaxAlgorithmBytes) return "longer than " + std::to_string(kMaxAlgorithmBytes) + " characters";
+  for (char c : a)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f || c == '#') return "holds a control character or '#'";
+  if (a != text::trim(a)) return "starts or ends with a blank";
+  return "";
+}
 }  // namespace
 
 Status Mapping::check() const {
+  if (const std::string why = algorithm_problem(algorithm); !why.empty()) return make_error("mapping: algorithm " + why);
   auto node = machine.node_topology();
   if (!node) return node.error();
   PlacementChecker checker(machine, node->cores());
@@ -86,6 +96,15 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         break;
       }
       case kRanks: {
+        if (w[0] == "algorithm") {
+          // Optional, once, between 'machine' and 'ranks': what made the mapping.
+          if (!m.algorithm.empty()) return fail("a second 'algorithm' record");
+          if (w.size() < 2) return fail("expected 'algorithm <name> [words]'");
+          const std::string_view name = text::trim(line.substr(line.find("algorithm") + 9));
+          if (const std::string why = algorithm_problem(name); !why.empty()) return fail("'algorithm' record " + why);
+          m.algorithm = std::string(name);
+          break;
+        }
         auto v = w.size() == 2 && w[0] == "ranks" ? text::parse_int(w[1]) : std::nullopt;
         if (!v || *v < 1) return fail("expected 'ranks <P>' with P >= 1");
         if (*v > limits::kMaxRanks)
@@ -140,7 +159,9 @@ Result<Mapping> read_mapping(const std::string& path) {
 }
 
 std::string format_mapping(const Mapping& mapping) {
-  std::string out = "rankmap-mapping 1\nmachine " + to_string(mapping.machine) + "\nranks " + std::to_string(mapping.ranks()) + "\n";
+  std::string out = "rankmap-mapping 1\nmachine " + to_string(mapping.machine) + "\n";
+  if (!mapping.algorithm.empty()) out += "algorithm " + mapping.algorithm + "\n";
+  out += "ranks " + std::to_string(mapping.ranks()) + "\n";
   out.reserve(out.size() + mapping.placement.size() * 24);
   for (int r = 0; r < mapping.ranks(); ++r) {
     const Placement& p = mapping.placement[r];

@@ -223,7 +223,12 @@ int run_map(const Common& o) {
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
   if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, extra, clock);
   const double map_seconds = clock.seconds();
-  Mapping mapping{machine, chosen.placement};
+  // The record names what made the mapping (reports label columns with it).
+  std::string made_by = opt.algorithm;
+  if (opt.algorithm == default_algorithm())
+    made_by += std::string(" preset=") + preset_name(opt.preset) + " seed=" + std::to_string(opt.seed);
+  if (trace) made_by += " chosen-by=trace";
+  Mapping mapping{machine, chosen.placement, made_by};
   take(mapping.check(), "internal", 1);
   take(write_mapping(o.output, mapping), o.output);
 

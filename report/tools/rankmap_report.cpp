@@ -126,10 +126,16 @@ int report_main(int argc, char** argv) {
     metrics.push_back(*result);
   }
 
-  // A mapping that is the launcher's block placement (at its own ranks per
-  // node) is called block, whatever its file name, unless --label names it.
+  // Columns are named by algorithm: --label first, then the mapping's
+  // `algorithm` record (its first word, e.g. rankmap, scotch); a mapping
+  // without one that is the launcher's block placement (at its own ranks per
+  // node) is called block; else the file name.
   for (size_t i = 0; i < mappings.size(); ++i) {
     if (labelled[i]) continue;
+    if (!mappings[i].algorithm.empty()) {
+      names[i] = mappings[i].algorithm.substr(0, mappings[i].algorithm.find(' '));
+      continue;
+    }
     std::vector<int> per_node(static_cast<size_t>(platform->torus.nodes()), 0);
     int most = 0;
     for (const Placement& p : mappings[i].placement) most = std::max(most, ++per_node[static_cast<size_t>(p.node)]);

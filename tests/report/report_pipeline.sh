@@ -26,10 +26,15 @@ grep -Eq "<p class=\"verdict\" id=\"verdict\">$verdict</p>" report.html || {
 grep -q '<td title="run time of the real program in SimGrid on this placement (rankmap-sim run)">simulated time</td><td>2.00 ms</td><td>1.00 ms</td><td class="better">−50%</td>' report.html
 grep -q '<th>metric</th><th>block</th><th>rankmap</th><th>rankmap vs block</th>' report.html
 size_at_most report.html 400000
-# Without --label, a mapping that is the block placement is called block.
-cp block.map launch.map
-"$report" -q -p s.prof --ppn 4 launch.map s.map -o auto.html
-grep -q '<th>metric</th><th>block</th><th>s</th><th>s vs block</th>' auto.html
+# Without --label, columns are named by the mappings' algorithm records.
+"$report" -q -p s.prof --ppn 4 block.map s.map -o auto.html
+grep -q '<th>metric</th><th>block</th><th>rankmap</th><th>rankmap vs block</th>' auto.html
+# Without a record (another tool's file): the block placement is called
+# block, any other mapping by its file name.
+sed '/^algorithm /d' block.map > launch.map
+sed '/^algorithm /d' s.map > other.map
+"$report" -q -p s.prof --ppn 4 launch.map other.map -o auto2.html
+grep -q '<th>metric</th><th>block</th><th>other</th><th>other vs block</th>' auto2.html
 grep -q "<title>One node of the machine as hwloc sees it" report.html || grep -q "Core L#5" report.html
 # two matrices, two link pictures, the node (lstopo); 1 header row + 17
 # metrics of the catalogue + simulated time

@@ -83,3 +83,37 @@ TEST_CASE("mapping: written atomically, nothing written when invalid") {
   CHECK(back->placement == small_mapping().placement);
   std::remove(path.c_str());
 }
+
+TEST_CASE("mapping: the optional algorithm record is written after the machine and read back") {
+  Mapping m = small_mapping();
+  m.algorithm = "rankmap preset=default seed=7";
+  const std::string text = format_mapping(m);
+  CHECK(text.rfind(
+            "rankmap-mapping 1\n"
+            "machine torus=4 wrap=1 links=1 node=package:2,core:2 bw=75Gbit/s t_inj=850ns t_hop=129ns\n"
+            "algorithm rankmap preset=default seed=7\n"
+            "ranks 5\n0 0 node-0 0\n",
+            0) == 0);
+  auto back = parse_mapping(text, "m.map");
+  REQUIRE(back.ok());
+  CHECK(back->algorithm == "rankmap preset=default seed=7");
+  CHECK(back->placement == m.placement);
+  // Absent: empty, and nothing written.
+  CHECK(parse_mapping(format_mapping(small_mapping()), "m")->algorithm.empty());
+  // Once only, not empty, nothing that would not read back.
+  const std::string head = "rankmap-mapping 1\nmachine torus=4 node=package:2,core:2\n";
+  const std::string tail = "ranks 1\n0 0 node-0 0\n";
+  auto twice = parse_mapping(head + "algorithm a\nalgorithm b\n" + tail, "m");
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().message == "m:4: a second 'algorithm' record");
+  auto bare = parse_mapping(head + "algorithm\n" + tail, "m");
+  REQUIRE_FALSE(bare.ok());
+  CHECK(bare.error().message == "m:3: expected 'algorithm <name> [words]'");
+  auto control = parse_mapping(head + "algorithm a\x01b\n" + tail, "m");
+  REQUIRE_FALSE(control.ok());
+  CHECK(control.error().message == "m:3: 'algorithm' record holds a control character or '#'");
+  CHECK(parse_mapping(head + "algorithm x # a comment\n" + tail, "m")->algorithm == "x");
+  m.algorithm = "a#b";
+  CHECK_FALSE(m.check().ok());
+}
+

@@ -20,6 +20,10 @@ struct Placement {
 struct Mapping {
   Machine machine;
   std::vector<Placement> placement;  // indexed by rank
+  // What made it, e.g. "rankmap preset=default seed=1" (the optional
+  // `algorithm` record; empty when absent). The first word names the
+  // algorithm: reports label their columns with it.
+  std::string algorithm;
 
   int ranks() const { return static_cast<int>(placement.size()); }
   // Nodes and cores exist; no two ranks share a core.
