@@ -112,14 +112,14 @@ struct FileCounts {
 Status check_action_file(const std::string& path, int rank, int ranks, FileCounts& counts) {
   auto content = read_input_file(path);
   if (!content) return content.error();
-  const std::string& text_ = *content;
+  const std::string& body = *content;
   int default_size = 1;  // MPI_BYTE unless "init" names a type (then MPI_DOUBLE), as SimGrid's InitAction
   bool seen_action = false;
   size_t line_no = 0, begin = 0;
-  while (begin < text_.size()) {
-    size_t end = text_.find('\n', begin);
-    if (end == std::string::npos) end = text_.size();
-    const std::string_view line(text_.data() + begin, end - begin);
+  while (begin < body.size()) {
+    size_t end = body.find('\n', begin);
+    if (end == std::string::npos) end = body.size();
+    const std::string_view line(body.data() + begin, end - begin);
     begin = end + 1;
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no);

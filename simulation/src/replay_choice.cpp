@@ -64,7 +64,7 @@ Result<ReplayChoice> choose_by_replay(const Trace& trace, const Machine& machine
     if (options.replay.progress)
       options.replay.progress("replaying candidate " + std::to_string(i + 1) + "/" + std::to_string(candidates.size()) +
                               " '" + candidates[i].name + "' (" + replay_mode_name(choice.mode) + ")");
-    auto run = replay(trace, Mapping{machine, candidates[i].placement}, choice.mode, options.replay);
+    auto run = replay(trace, Mapping{machine, candidates[i].placement, candidates[i].name}, choice.mode, options.replay);
     if (!run) return make_error("replay of candidate '" + candidates[i].name + "': " + run.error().message);
     t.seconds = run->simulated_seconds;
     t.wall_seconds = run->wall_seconds;

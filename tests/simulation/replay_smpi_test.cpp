@@ -97,7 +97,7 @@ const sim::Trace& halo_trace() {
   REQUIRE(xml.ok());
   const std::string dir = scratch();
   std::ofstream(dir + "/platform.xml") << *xml;
-  std::ofstream(dir + "/hosts.txt") << sim::hostfile(Mapping{machine, line_placement()});
+  std::ofstream(dir + "/hosts.txt") << sim::hostfile(Mapping{machine, line_placement(), "line"});
   sim::RunRequest req;
   req.smpirun = RANKMAP_SMPIRUN;
   req.platform_path = dir + "/platform.xml";
@@ -119,7 +119,7 @@ const sim::Trace& halo_trace() {
 double replay_time(const std::vector<Placement>& placement, sim::ReplayMode mode = sim::ReplayMode::comm_only) {
   sim::ReplayOptions opt;
   opt.smpirun = RANKMAP_SMPIRUN;
-  auto run = sim::replay(halo_trace(), Mapping{desmos(), placement}, mode, opt);
+  auto run = sim::replay(halo_trace(), Mapping{desmos(), placement, ""}, mode, opt);
   INFO((run.ok() ? "" : run.error().message));
   REQUIRE(run.ok());
   return run->simulated_seconds;
@@ -206,7 +206,7 @@ TEST_CASE("whole-application replay adds the compute actions at the host speed")
   std::ofstream(dir + "/trace.txt") << "r0.txt\nr1.txt\n";
   auto trace = sim::read_trace(dir + "/trace.txt");
   REQUIRE(trace.ok());
-  const Mapping m{desmos(), {Placement{0, 0}, Placement{1, 0}}};
+  const Mapping m{desmos(), {Placement{0, 0}, Placement{1, 0}}, ""};
   sim::ReplayOptions opt;
   opt.smpirun = RANKMAP_SMPIRUN;
   auto comm = sim::replay(*trace, m, sim::ReplayMode::comm_only, opt);
