@@ -91,7 +91,9 @@ for ex in "${examples[@]}"; do
   direct=$(sed -n 's/^simulated_time=\([^ ]*\).*/\1/p' "$d/direct.log")
   program_bytes=$(sed -n 's/.* total_bytes=\([0-9]*\).*/\1/p' "$d/record.log")
   trace_bytes=$(sed -n 's/^trace [^:]*: .* messages, \([0-9]*\) bytes,.*/\1/p' "$d/replay.out")
-  echo "$ex|$direct|$(row "$out/block.map")|$trace_bytes|$program_bytes" >> "$checks"
+  files_size=$(cat "$d/trace.txt" | xargs du -cb | tail -n 1 | cut -f1)
+  actions=$(sed -n 's/^trace [^:]*: [0-9]* ranks, \([0-9]*\) actions.*/\1/p' "$d/replay.out")
+  echo "$ex|$direct|$(row "$out/block.map")|$trace_bytes|$program_bytes|$files_size|$actions" >> "$checks"
   chosen=$(sed -n "s/^rankmap: chose '\([^']*\)' by replay.*/\1/p" "$d/map.err")
   chosen_sc=$(sed -n "s/^rankmap: chose '\([^']*\)' by replay.*/\1/p" "$d/map-scotch.err")
   static=$(sed -n 's/^rankmap: chose \([^ ]*\) (.*/\1/p' "$d/map.err" | head -n 1)
@@ -161,11 +163,11 @@ section="$out/section.md"
   echo "SMPI run of the same program (\`rankmap-sim run --mapping block.map -- build/examples/smpi/X ARGS\`, SimGrid's end-of-run"
   echo "clock, 6 digits), and its point-to-point bytes against the program's own \`total_bytes\`:"
   echo
-  echo "| example | direct SMPI run (s) | replay (s) | replay / direct | trace p2p bytes | program total_bytes |"
-  echo "|---|---|---|---|---|---|"
-  while IFS='|' read -r ex direct rep tb pb; do
-    awk -v ex="$ex" -v d="$direct" -v r="$rep" -v tb="$tb" -v pb="$pb" 'BEGIN {
-      printf "| %s | %s | %.9f | %.4f | %s | %s%s |\n", ex, d, r, r / d, tb, pb, (tb == pb ? "" : " (**differs**)") }'
+  echo "| example | direct SMPI run (s) | replay (s) | replay / direct | trace p2p bytes | program total_bytes | trace size (bytes, all ranks) | bytes per action |"
+  echo "|---|---|---|---|---|---|---|---|"
+  while IFS='|' read -r ex direct rep tb pb fs na; do
+    awk -v ex="$ex" -v d="$direct" -v r="$rep" -v tb="$tb" -v pb="$pb" -v fs="$fs" -v na="$na" 'BEGIN {
+      printf "| %s | %s | %.9f | %.4f | %s | %s%s | %s | %.1f |\n", ex, d, r, r / d, tb, pb, (tb == pb ? "" : " (**differs**)"), fs, fs / na }'
   done < "$checks"
   echo
   echo "Whole application: \`halo3d --iters 10 --compute 8\` recorded with \`--cfg=smpi/host-speed:1Gf\` and"
