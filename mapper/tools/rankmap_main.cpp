@@ -200,6 +200,9 @@ int run_map(const Common& o) {
       fail(o.trace + ": the trace has " + std::to_string(trace->ranks()) + " ranks but the profile " + o.profile + " has " +
            std::to_string(traffic.ranks));
     opt.alternatives = kReplayCandidates;
+    if (!o.quiet && trace->derived_datatype_actions > 0)
+      cli::print_warning("rankmap", o.trace + ": " + std::to_string(trace->derived_datatype_actions) +
+                                        " actions use derived datatypes (id -1), which SimGrid replays as 0 bytes");
   }
   if (!o.candidates.empty() && !trace) fail("--candidate needs --trace (the candidates are compared by replay)");
   // --candidate: another tool's mapping (stock Scotch, the current rankfile)

@@ -81,10 +81,16 @@ Result<ReplayChoice> choose_by_replay(const Trace& trace, const Machine& machine
     ++with_time;
     if (*choice.times[i].seconds < *choice.times[choice.chosen].seconds) choice.chosen = i;
   }
-  if (with_time < 2) {
+  if (replayed < 2) {
+    // One timed candidate: the choice stays. Say why: the budget, or
+    // nothing else to compare (a single candidate, or all on its nodes).
     choice.chosen = 0;
-    choice.note = "budget of " + seconds_text(options.budget_seconds) + " ran out before a second candidate was replayed: kept the static choice '" +
-                  candidates[0].name + "'";
+    choice.note = out_of_budget ? "budget of " + seconds_text(options.budget_seconds) +
+                                      " ran out before a second candidate was replayed: kept the static choice '" +
+                                      candidates[0].name + "'"
+                                : "no other placement to compare (" + std::to_string(candidates.size()) +
+                                      (candidates.size() == 1 ? " candidate" : " candidates on the same nodes") +
+                                      "): kept the static choice '" + candidates[0].name + "'";
     return choice;
   }
   choice.by_replay = true;

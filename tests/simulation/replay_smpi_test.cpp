@@ -186,6 +186,14 @@ TEST_CASE("choose_by_replay picks the faster, and the budget and the size limit 
   CHECK(c->times[1].note == "not replayed: budget");
   CHECK(c->note.find("kept the static choice 'xz'") != std::string::npos);
 
+  opt.budget_seconds = 300;
+  c = sim::choose_by_replay(halo_trace(), desmos(), {{"xz", xz_placement()}, {"xz again", xz_placement()}}, opt);
+  REQUIRE(c.ok());
+  CHECK_FALSE(c->by_replay);
+  CHECK(c->times[1].seconds == c->times[0].seconds);
+  CHECK(c->times[1].note == "same nodes as 'xz'");
+  CHECK(c->note == "no other placement to compare (2 candidates on the same nodes): kept the static choice 'xz'");
+
   opt.max_ranks = 64;
   c = sim::choose_by_replay(halo_trace(), desmos(), candidates, opt);
   REQUIRE(c.ok());

@@ -58,8 +58,8 @@ struct ReplayChoice {
 // a tie keeps the earlier candidate, so the static choice (first) wins ties.
 // Candidates that put every rank on the same node as an earlier one share its
 // time without a second replay (cores do not change simulated time).
-// Fewer than two candidates replayed (budget, size): the first is kept and
-// the note says why. Fails on a replay that fails (smpirun missing, a trace
+// Fewer than two placements replayed (budget, size, a single candidate):
+// the first is kept and the note says why. Fails on a replay that fails (smpirun missing, a trace
 // SimGrid rejects) and on candidates that do not place the trace's ranks.
 Result<ReplayChoice> choose_by_replay(const Trace& trace, const Machine& machine,
                                       const std::vector<ReplayCandidate>& candidates, const ChoiceOptions& options);
