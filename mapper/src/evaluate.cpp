@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <queue>
 
 #include "detail.hpp"
 #include "rankmap/mapper.hpp"
@@ -288,6 +289,100 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
   return lb;
 }
 
+std::vector<double> max_min_rates(const std::vector<int>& offsets, const std::vector<int>& links,
+                                  const std::vector<double>& weight, const std::vector<double>& capacity) {
+  const size_t flows = weight.size();
+  const size_t nlinks = capacity.size();
+  // Flows on each link (CSR), the capacity still free and the weight and
+  // number of flows not yet fixed.
+  std::vector<int> start(nlinks + 1, 0);
+  for (int l : links) ++start[static_cast<size_t>(l) + 1];
+  for (size_t l = 0; l < nlinks; ++l) start[l + 1] += start[l];
+  std::vector<int> on_link(links.size()), fill(start.begin(), start.end() - 1);
+  for (size_t f = 0; f < flows; ++f)
+    for (int i = offsets[f]; i < offsets[f + 1]; ++i) on_link[static_cast<size_t>(fill[links[i]]++)] = static_cast<int>(f);
+  std::vector<double> free_cap(capacity), open_weight(nlinks, 0.0);
+  std::vector<int> open_flows(nlinks, 0);
+  for (size_t f = 0; f < flows; ++f)
+    for (int i = offsets[f]; i < offsets[f + 1]; ++i) {
+      open_weight[links[i]] += weight[f];
+      ++open_flows[links[i]];
+    }
+  // Progressive filling, one bottleneck at a time: the link whose free
+  // capacity per unit of open weight is smallest fixes all its open flows at
+  // that level (no other link can hold them lower), which frees nothing but
+  // lowers what the other links on their routes have left. A lazy heap
+  // keeps it O((flow-hops + links) log links).
+  using Entry = std::pair<double, int>;  // level, link
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  auto level_of = [&](size_t l) { return std::max(free_cap[l], 0.0) / open_weight[l]; };
+  for (size_t l = 0; l < nlinks; ++l)
+    if (open_flows[l] > 0) heap.emplace(level_of(l), static_cast<int>(l));
+  std::vector<double> rate(flows, -1.0);
+  while (!heap.empty()) {
+    const auto [level, l] = heap.top();
+    heap.pop();
+    if (open_flows[l] == 0 || level != level_of(static_cast<size_t>(l))) continue;  // done, or stale
+    for (int i = start[l]; i < start[l + 1]; ++i) {
+      const int f = on_link[static_cast<size_t>(i)];
+      if (rate[f] >= 0) continue;
+      rate[f] = weight[f] * level;
+      for (int j = offsets[f]; j < offsets[f + 1]; ++j) {
+        const int k = links[j];
+        free_cap[k] -= rate[f];
+        open_weight[k] -= weight[f];
+        if (--open_flows[k] > 0 && k != l) heap.emplace(level_of(static_cast<size_t>(k)), k);
+      }
+    }
+  }
+  return rate;
+}
+
+std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
+                                         const Platform& platform, const EvaluateOptions& options) {
+  const Torus& torus = platform.torus;
+  const LatencyModel& lat = platform.latency;
+  // Latency: every message pays its own, one after the other. Bytes: a rank's
+  // flows run at once, so it waits for the slowest of them (charging each
+  // flow's bytes / shared rate in turn would count the sharing among its own
+  // flows twice: two flows at half the link take as long as one after the
+  // other at the whole link).
+  std::vector<double> time(placement.size(), 0.0), transfer(placement.size(), 0.0);
+  // Inter-node flows that carry bytes share links; each gets a weight of
+  // 1 / its route latency, as SimGrid's network model weighs a flow (with
+  // rankmap-sim's network/weight-S:0) so that a longer route gets less of a
+  // shared link.
+  std::vector<int> offsets{0}, links, flow_index;
+  std::vector<double> weight;
+  std::vector<Hop> hops;
+  for (size_t i = 0; i < traffic.flows.size(); ++i) {
+    const Flow& f = traffic.flows[i];
+    const int a = placement[f.src].node, b = placement[f.dst].node;
+    if (a == b) {
+      time[f.src] += f.messages * options.intra_node_latency;
+      if (options.intra_node_bw > 0) transfer[f.src] = std::max(transfer[f.src], f.bytes / options.intra_node_bw);
+      continue;
+    }
+    torus.route(a, b, hops);
+    time[f.src] += f.messages * (lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop);
+    if (!(f.bytes > 0)) continue;
+    for (const Hop& h : hops) links.push_back(h.link);
+    offsets.push_back(static_cast<int>(links.size()));
+    weight.push_back(1.0 / (lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop));
+    flow_index.push_back(static_cast<int>(i));
+  }
+  std::vector<double> capacity(static_cast<size_t>(torus.link_slots()), 0.0);
+  for (int l = 0; l < torus.link_slots(); ++l)
+    if (torus.link_exists(l)) capacity[l] = torus.link_capacity(l);
+  const std::vector<double> rate = max_min_rates(offsets, links, weight, capacity);
+  for (size_t k = 0; k < flow_index.size(); ++k) {
+    const Flow& f = traffic.flows[static_cast<size_t>(flow_index[k])];
+    transfer[f.src] = std::max(transfer[f.src], f.bytes / rate[k]);
+  }
+  for (size_t r = 0; r < time.size(); ++r) time[r] += transfer[r];
+  return time;
+}
+
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options) {
   const Torus& torus = platform.torus;
@@ -330,6 +425,12 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
   if (!rank_time.empty()) {
     m.comm_time_max = *std::max_element(rank_time.begin(), rank_time.end());
     m.comm_time_mean = std::accumulate(rank_time.begin(), rank_time.end(), 0.0) / static_cast<double>(rank_time.size());
+  }
+  const std::vector<double> predicted = predicted_rank_times(traffic, placement, platform, options);
+  if (!predicted.empty()) {
+    m.predicted_comm_time_max = *std::max_element(predicted.begin(), predicted.end());
+    m.predicted_comm_time_mean =
+        std::accumulate(predicted.begin(), predicted.end(), 0.0) / static_cast<double>(predicted.size());
   }
   const LinkLoadSummary loads = torus.summarize_loads(torus.link_loads(detail::node_flows(traffic, node_of)));
   m.max_link_load = loads.max_load;

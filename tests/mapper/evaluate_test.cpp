@@ -78,11 +78,109 @@ TEST_CASE("evaluate: every metric on a ring of four doubled links") {
   // Rank 1: 2 messages x (1 us + 2 x 100 ns) + 200 B / 1 GB/s.
   CHECK(m->comm_time_max == Approx(2.6e-6));
   CHECK(m->comm_time_mean == Approx((2.6e-6 + 1.15e-6) / 4));
+  // The time model: 0->3 (1 hop, 1.1 us) and 1->2 (2 hops, 1.2 us) share
+  // link 0->1 (2 GB/s) in proportion 1/1.1 : 1/1.2; 0->1 is intra-node.
+  // Rank 0 pays both latencies and waits for the slower of its two flows.
+  const double r03 = 2e9 * 1.2 / 2.3, r12 = 2e9 * 1.1 / 2.3;
+  CHECK(m->predicted_comm_time_max == Approx(2 * 1.2e-6 + 200 / r12));
+  CHECK(m->predicted_comm_time_mean ==
+        Approx((300e-9 + 1.1e-6 + std::max(100 / 20e9, 50 / r03) + 2 * 1.2e-6 + 200 / r12) / 4));
   // Bound: rank 0 keeps its 100 B partner on-node and has the 50 B one a hop
   // away; rank 1 keeps 200 B on-node and has 100 B a hop away: (50 + 100) / 2.
   CHECK(m->lower_bound_hop_bytes == Approx(75));
   CHECK(m->lower_bound_weighted == Approx(37.5));
   CHECK(m->gap_hop_bytes == Approx(450.0 / 75 - 1));
+}
+
+// The time model (docs/mapper.md, "Time model") on cases computed by hand:
+// 1 GB/s links, t_inj 1 us, t_hop 100 ns; intra-node 300 ns + bytes / 20 GB/s.
+TEST_CASE("time model: one flow gets the whole link") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  const Traffic t = traffic_of(2, {{0, 1, 2, 1000}});
+  auto m = evaluate(t, {{0, 0}, {1, 0}}, pf, EvaluateOptions{2, {}, false});
+  REQUIRE(m.ok());
+  // 2 messages x (1 us + 1 hop x 100 ns) + 1000 B / 1 GB/s.
+  CHECK(m->predicted_comm_time_max == Approx(3.2e-6));
+  CHECK(m->predicted_comm_time_mean == Approx(1.6e-6));
+  // The old model agrees when nothing is shared.
+  CHECK(m->comm_time_max == Approx(3.2e-6));
+}
+
+TEST_CASE("time model: two flows on one link get half each") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // Ranks 0, 1 on node 0 send to ranks 2, 3 on node 1: both cross 0->1.
+  const Traffic t = traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 1, 1000}});
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  const auto times = predicted_rank_times(t, placement, pf);
+  REQUIRE(times.size() == 4);
+  CHECK(times[0] == Approx(1.1e-6 + 1000 / 0.5e9));
+  CHECK(times[1] == Approx(1.1e-6 + 1000 / 0.5e9));
+  CHECK(times[2] == 0);
+  CHECK(times[3] == 0);
+  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false});
+  REQUIRE(m.ok());
+  CHECK(m->predicted_comm_time_max == Approx(3.1e-6));
+  CHECK(m->comm_time_max == Approx(2.1e-6));  // the old model does not share
+  // One rank sending both flows waits for the slower, not for their sum:
+  // two messages of latency, 1000 B at half the link.
+  const Traffic one_sender = traffic_of(4, {{0, 2, 1, 1000}, {0, 3, 1, 1000}});
+  CHECK(predicted_rank_times(one_sender, placement, pf)[0] == Approx(2 * 1.1e-6 + 1000 / 0.5e9));
+  // Opposite directions use different directed links: no sharing.
+  const Traffic both_ways = traffic_of(4, {{0, 2, 1, 1000}, {3, 1, 1, 1000}});
+  const auto apart = predicted_rank_times(both_ways, placement, pf);
+  CHECK(apart[0] == Approx(2.1e-6));
+  CHECK(apart[3] == Approx(2.1e-6));
+}
+
+TEST_CASE("time model: a ring, one flow per link, and the same ring doubled up") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // One rank per node, r -> r+1 around the ring: every link carries one flow.
+  std::vector<Flow> ring;
+  for (int r = 0; r < 4; ++r) ring.push_back({r, (r + 1) % 4, 1, 1000});
+  const Traffic t = traffic_of(4, ring);
+  auto m = evaluate(t, {{0, 0}, {1, 0}, {2, 0}, {3, 0}}, pf, EvaluateOptions{1, {}, false});
+  REQUIRE(m.ok());
+  CHECK(m->predicted_comm_time_max == Approx(2.1e-6));
+  CHECK(m->predicted_comm_time_mean == Approx(2.1e-6));
+  // Ranks on nodes 0, 2, 1, 3: rank 0 (node 0) -> rank 1
+  // (node 2) and rank 2 (node 1) -> rank 3 (node 3) go two hops, both over
+  // link 1->2 (0->1->2 and 1->2->3); rank 1 (node 2) -> rank 2 (node 1) goes
+  // 2->1 (one hop, "-"), rank 3 (node 3) -> rank 0 (node 0) goes 3->0 ("+").
+  const std::vector<Placement> crossed = {{0, 0}, {2, 0}, {1, 0}, {3, 0}};
+  const auto times = predicted_rank_times(t, crossed, pf);
+  CHECK(times[0] == Approx(1.2e-6 + 1000 / 0.5e9));
+  CHECK(times[2] == Approx(1.2e-6 + 1000 / 0.5e9));
+  CHECK(times[1] == Approx(2.1e-6));
+  CHECK(times[3] == Approx(2.1e-6));
+}
+
+TEST_CASE("time model: an intra-node pair at the node's speed") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  const Traffic t = traffic_of(2, {{0, 1, 2, 20000}});
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}};
+  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false});
+  REQUIRE(m.ok());
+  // 2 x 300 ns + 20000 B / 20 GB/s.
+  CHECK(m->predicted_comm_time_max == Approx(1.6e-6));
+  CHECK(m->comm_time_max == 0);  // the old model left intra-node out
+  EvaluateOptions slower{2, {}, false};
+  slower.intra_node_latency = 1e-6;
+  slower.intra_node_bw = 1e10;
+  CHECK(predicted_rank_times(t, placement, pf, slower)[0] == Approx(2e-6 + 2e-6));
+}
+
+TEST_CASE("time model: max-min fair rates by progressive filling") {
+  // Link 0 (capacity 1) holds flows 0 and 1; link 1 (capacity 2) holds 1 and
+  // 2. Link 0 is the bottleneck: 0.5 each; flow 2 gets the 1.5 left on link 1.
+  auto rates = max_min_rates({0, 1, 3, 4}, {0, 0, 1, 1}, {1, 1, 1}, {1, 2});
+  REQUIRE(rates.size() == 3);
+  CHECK(rates[0] == Approx(0.5));
+  CHECK(rates[1] == Approx(0.5));
+  CHECK(rates[2] == Approx(1.5));
+  // Weights 1 and 3 on one link of capacity 8: 2 and 6.
+  rates = max_min_rates({0, 1, 2}, {0, 0}, {1, 3}, {8});
+  CHECK(rates[0] == Approx(2));
+  CHECK(rates[1] == Approx(6));
 }
 
 TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine") {

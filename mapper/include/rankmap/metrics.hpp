@@ -82,6 +82,12 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
        [](const Metrics& m) { return m.comm_time_max; }},
       {"comm_time_mean_seconds", "comm time, mean rank", MetricUnit::seconds, Better::lower,
        "the same prediction averaged over ranks", [](const Metrics& m) { return m.comm_time_mean; }},
+      {"predicted_comm_time_max_seconds", "time model, max rank", MetricUnit::seconds, Better::lower,
+       "the time model's prediction for the slowest rank: its messages' latency plus their bytes at the max-min "
+       "fair share of every link they cross, all flows at once; intra-node messages at the node's speed",
+       [](const Metrics& m) { return m.predicted_comm_time_max; }},
+      {"predicted_comm_time_mean_seconds", "time model, mean rank", MetricUnit::seconds, Better::lower,
+       "the time model's prediction averaged over ranks", [](const Metrics& m) { return m.predicted_comm_time_mean; }},
       {"intra_node_bytes", "intra-node bytes", MetricUnit::bytes, Better::higher,
        "bytes between ranks on the same node: they never enter the network",
        [](const Metrics& m) { return m.intra_node_bytes; }},
