@@ -123,7 +123,9 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
     co.replay.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
   simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), o.trace);
   if (!o.quiet) cli::print_note("rankmap", choice.note);
-  // The JSON on stdout stays one document: with --json the table goes to stderr.
+  // The JSON on stdout stays one document: with --json the table goes to
+  // stderr, and -q (nothing on stderr but errors) drops it.
+  if (o.json && o.quiet) return candidates[choice.chosen].placement;
   FILE* out = o.json ? stderr : stdout;
   std::fprintf(out, "replayed %s (%s), %d ranks:\n", o.trace.c_str(), simulation::replay_mode_name(choice.mode), trace.ranks());
   std::fprintf(out, "  %-3s %-22s %18s %8s  %s\n", "#", "candidate", "simulated (s)", "ratio", "");

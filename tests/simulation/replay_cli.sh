@@ -52,6 +52,13 @@ grep -Eq "^static.map +0.000352038067 +1.3346$" replay.out || fail "static row: 
 grep -Eq "^block.map +0.000651151082 +2.4685$" replay.out || fail "block row: $(cat replay.out)"
 grep -q "^whole-app: same as comm-only (the trace has no compute actions)$" replay.out || fail "whole-app line"
 
+# --json keeps stdout one JSON document (the table goes to stderr; -q drops it).
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt --json -o json.map > json.out 2> json.err
+python3 -c "import json, sys; json.load(open(sys.argv[1]))" json.out || fail "--json output is not JSON: $(head -3 json.out)"
+grep -q "<- chosen by replay" json.err || fail "--json: the replay table is not on stderr"
+"$rankmap" map -q -p halo.prof -m desmos --ppn 4 --trace halo.txt --json -o json.map > json.out 2> json.err
+[ ! -s json.err ] || fail "-q --json wrote to stderr: $(cat json.err)"
+
 # --budget: past it the static choice stays, and the note says so.
 "$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt --budget 0.000001 -o budget.map > budget.out 2> budget.err
 grep -q "kept the static choice 'scotch'" budget.err || fail "budget note: $(cat budget.err)"
