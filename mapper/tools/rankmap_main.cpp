@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -128,10 +129,12 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
   if (o.json && o.quiet) return candidates[choice.chosen].placement;
   FILE* out = o.json ? stderr : stdout;
   std::fprintf(out, "replayed %s (%s), %d ranks:\n", o.trace.c_str(), simulation::replay_mode_name(choice.mode), trace.ranks());
-  std::fprintf(out, "  %-3s %-22s %18s %8s  %s\n", "#", "candidate", "simulated (s)", "ratio", "");
+  int width = 22;
+  for (const simulation::CandidateTime& t : choice.times) width = std::max(width, static_cast<int>(t.name.size()));
+  std::fprintf(out, "  %-3s %-*s %18s %8s  %s\n", "#", width, "candidate", "simulated (s)", "ratio", "");
   for (size_t i = 0; i < choice.times.size(); ++i) {
     const simulation::CandidateTime& t = choice.times[i];
-    std::fprintf(out, "  %-3zu %-22s", i + 1, t.name.c_str());
+    std::fprintf(out, "  %-3zu %-*s", i + 1, width, t.name.c_str());
     if (t.seconds) std::fprintf(out, " %18.12g %8.4f", *t.seconds, *t.seconds / *choice.times[0].seconds);
     else std::fprintf(out, " %18s %8s", "-", "-");
     std::string mark = i == choice.chosen ? (choice.by_replay ? "<- chosen by replay" : "<- kept (static choice)") : "";
