@@ -1,7 +1,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <queue>
 
 #include "detail.hpp"
 #include "rankmap/mapper.hpp"
@@ -289,62 +288,58 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
   return lb;
 }
 
-std::vector<double> max_min_rates(const std::vector<int>& offsets, const std::vector<int>& links,
-                                  const std::vector<double>& weight, const std::vector<double>& capacity) {
-  const size_t flows = weight.size();
+namespace {
+
+// When each flow ends if all start together and every link is shared by its
+// flows in proportion to their weights, flows ending and leaving their share
+// to the others (processor sharing), each link taken alone: flow f crosses
+// links[offsets[f] .. offsets[f+1]) and ends when its slowest link has
+// carried it. Exact for a single shared link; across links it ignores that a
+// flow held back elsewhere leaves bandwidth here (docs/mapper.md, "Time model").
+std::vector<double> shared_finish_times(const std::vector<int>& offsets, const std::vector<int>& links,
+                                        const std::vector<double>& size, const std::vector<double>& weight,
+                                        const std::vector<double>& capacity) {
+  const size_t flows = size.size();
   const size_t nlinks = capacity.size();
-  // Flows on each link (CSR), the capacity still free and the weight and
-  // number of flows not yet fixed.
   std::vector<int> start(nlinks + 1, 0);
   for (int l : links) ++start[static_cast<size_t>(l) + 1];
   for (size_t l = 0; l < nlinks; ++l) start[l + 1] += start[l];
   std::vector<int> on_link(links.size()), fill(start.begin(), start.end() - 1);
   for (size_t f = 0; f < flows; ++f)
     for (int i = offsets[f]; i < offsets[f + 1]; ++i) on_link[static_cast<size_t>(fill[links[i]]++)] = static_cast<int>(f);
-  std::vector<double> free_cap(capacity), open_weight(nlinks, 0.0);
-  std::vector<int> open_flows(nlinks, 0);
-  for (size_t f = 0; f < flows; ++f)
-    for (int i = offsets[f]; i < offsets[f + 1]; ++i) {
-      open_weight[links[i]] += weight[f];
-      ++open_flows[links[i]];
-    }
-  // Progressive filling, one bottleneck at a time: the link whose free
-  // capacity per unit of open weight is smallest fixes all its open flows at
-  // that level (no other link can hold them lower), which frees nothing but
-  // lowers what the other links on their routes have left. A lazy heap
-  // keeps it O((flow-hops + links) log links).
-  using Entry = std::pair<double, int>;  // level, link
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
-  auto level_of = [&](size_t l) { return std::max(free_cap[l], 0.0) / open_weight[l]; };
-  for (size_t l = 0; l < nlinks; ++l)
-    if (open_flows[l] > 0) heap.emplace(level_of(l), static_cast<int>(l));
-  std::vector<double> rate(flows, -1.0);
-  while (!heap.empty()) {
-    const auto [level, l] = heap.top();
-    heap.pop();
-    if (open_flows[l] == 0 || level != level_of(static_cast<size_t>(l))) continue;  // done, or stale
-    for (int i = start[l]; i < start[l + 1]; ++i) {
-      const int f = on_link[static_cast<size_t>(i)];
-      if (rate[f] >= 0) continue;
-      rate[f] = weight[f] * level;
-      for (int j = offsets[f]; j < offsets[f + 1]; ++j) {
-        const int k = links[j];
-        free_cap[k] -= rate[f];
-        open_weight[k] -= weight[f];
-        if (--open_flows[k] > 0 && k != l) heap.emplace(level_of(static_cast<size_t>(k)), k);
-      }
+  // On one link shared in proportion to the weights, flow f has sent
+  // s_f / w_f per unit of weight when it ends; by then every flow g has sent
+  // min(s_g, w_g s_f / w_f). Sorted by s / w: a prefix of whole sizes plus
+  // s_f / w_f times the weight of the rest.
+  std::vector<double> finish(flows, 0.0);
+  std::vector<int> order;
+  for (size_t l = 0; l < nlinks; ++l) {
+    order.assign(on_link.begin() + start[l], on_link.begin() + start[l + 1]);
+    if (order.empty()) continue;
+    auto norm = [&](int f) { return size[f] / weight[f]; };
+    std::sort(order.begin(), order.end(), [&](int a, int b) { return norm(a) < norm(b); });
+    double rest_weight = 0;
+    for (int f : order) rest_weight += weight[f];
+    double sent = 0;
+    for (int f : order) {
+      sent += size[f];
+      rest_weight -= weight[f];
+      const double t = (sent + norm(f) * std::max(rest_weight, 0.0)) / capacity[l];
+      finish[f] = std::max(finish[f], t);
     }
   }
-  return rate;
+  return finish;
 }
+
+}  // namespace
 
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options) {
   const Torus& torus = platform.torus;
   const LatencyModel& lat = platform.latency;
-  // Latency: every message pays its own, one after the other. Bytes: a rank's
-  // flows run at once, so it waits for the slowest of them (charging each
-  // flow's bytes / shared rate in turn would count the sharing among its own
+  // Latency: every message pays its own, one after the other. Bytes: all
+  // flows run at once and a rank waits for the last of its own (charging
+  // each flow's shared time in turn would count the sharing among its own
   // flows twice: two flows at half the link take as long as one after the
   // other at the whole link).
   std::vector<double> time(placement.size(), 0.0), transfer(placement.size(), 0.0);
@@ -352,7 +347,7 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   // 1 / its route latency, as SimGrid's network model weighs a flow (with
   // rankmap-sim's network/weight-S:0) so that a longer route gets less of a
   // shared link.
-  std::vector<int> offsets{0}, links, flow_index;
+  std::vector<int> offsets{0}, links, flow_index;  // routes of the flows that carry bytes
   std::vector<double> weight;
   std::vector<Hop> hops;
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
@@ -374,10 +369,13 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   std::vector<double> capacity(static_cast<size_t>(torus.link_slots()), 0.0);
   for (int l = 0; l < torus.link_slots(); ++l)
     if (torus.link_exists(l)) capacity[l] = torus.link_capacity(l);
-  const std::vector<double> rate = max_min_rates(offsets, links, weight, capacity);
+  std::vector<double> sizes;
+  sizes.reserve(flow_index.size());
+  for (int i : flow_index) sizes.push_back(traffic.flows[static_cast<size_t>(i)].bytes);
+  const std::vector<double> finish = shared_finish_times(offsets, links, sizes, weight, capacity);
   for (size_t k = 0; k < flow_index.size(); ++k) {
-    const Flow& f = traffic.flows[static_cast<size_t>(flow_index[k])];
-    transfer[f.src] = std::max(transfer[f.src], f.bytes / rate[k]);
+    const int src = traffic.flows[static_cast<size_t>(flow_index[k])].src;
+    transfer[src] = std::max(transfer[src], finish[k]);
   }
   for (size_t r = 0; r < time.size(); ++r) time[r] += transfer[r];
   return time;

@@ -78,13 +78,14 @@ TEST_CASE("evaluate: every metric on a ring of four doubled links") {
   // Rank 1: 2 messages x (1 us + 2 x 100 ns) + 200 B / 1 GB/s.
   CHECK(m->comm_time_max == Approx(2.6e-6));
   CHECK(m->comm_time_mean == Approx((2.6e-6 + 1.15e-6) / 4));
-  // The time model: 0->3 (1 hop, 1.1 us) and 1->2 (2 hops, 1.2 us) share
-  // link 0->1 (2 GB/s) in proportion 1/1.1 : 1/1.2; 0->1 is intra-node.
-  // Rank 0 pays both latencies and waits for the slower of its two flows.
-  const double r03 = 2e9 * 1.2 / 2.3, r12 = 2e9 * 1.1 / 2.3;
-  CHECK(m->predicted_comm_time_max == Approx(2 * 1.2e-6 + 200 / r12));
+  // The time model: 0->3 (50 B, 1 hop, 1.1 us) and 1->2 (200 B, 2 hops,
+  // 1.2 us) share link 0->1 (2 GB/s) in proportion 1/1.1 : 1/1.2; 0->1 is
+  // intra-node. 0->3 ends first, when it has sent 50 B and 1->2 has sent
+  // 50 x 1.1 / 1.2 B; 1->2 ends when the link has carried both (250 B).
+  const double t03 = (50 + 50 * 1.1 / 1.2) / 2e9, t12 = 250 / 2e9;
+  CHECK(m->predicted_comm_time_max == Approx(2 * 1.2e-6 + t12));
   CHECK(m->predicted_comm_time_mean ==
-        Approx((300e-9 + 1.1e-6 + std::max(100 / 20e9, 50 / r03) + 2 * 1.2e-6 + 200 / r12) / 4));
+        Approx((300e-9 + 1.1e-6 + std::max(100 / 20e9, t03) + 2 * 1.2e-6 + t12) / 4));
   // Bound: rank 0 keeps its 100 B partner on-node and has the 50 B one a hop
   // away; rank 1 keeps 200 B on-node and has 100 B a hop away: (50 + 100) / 2.
   CHECK(m->lower_bound_hop_bytes == Approx(75));
@@ -169,18 +170,19 @@ TEST_CASE("time model: an intra-node pair at the node's speed") {
   CHECK(predicted_rank_times(t, placement, pf, slower)[0] == Approx(2e-6 + 2e-6));
 }
 
-TEST_CASE("time model: max-min fair rates by progressive filling") {
-  // Link 0 (capacity 1) holds flows 0 and 1; link 1 (capacity 2) holds 1 and
-  // 2. Link 0 is the bottleneck: 0.5 each; flow 2 gets the 1.5 left on link 1.
-  auto rates = max_min_rates({0, 1, 3, 4}, {0, 0, 1, 1}, {1, 1, 1}, {1, 2});
-  REQUIRE(rates.size() == 3);
-  CHECK(rates[0] == Approx(0.5));
-  CHECK(rates[1] == Approx(0.5));
-  CHECK(rates[2] == Approx(1.5));
-  // Weights 1 and 3 on one link of capacity 8: 2 and 6.
-  rates = max_min_rates({0, 1, 2}, {0, 0}, {1, 3}, {8});
-  CHECK(rates[0] == Approx(2));
-  CHECK(rates[1] == Approx(6));
+TEST_CASE("time model: a flow that ends leaves the link to the others") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // 1000 B and 3000 B over link 0->1: half each until the small one ends
+  // (2000 B carried, 2 us), then the big one alone (4000 B in all, 4 us).
+  const Traffic t = traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 1, 3000}});
+  const auto times = predicted_rank_times(t, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, pf);
+  CHECK(times[0] == Approx(1.1e-6 + 2e-6));
+  CHECK(times[1] == Approx(1.1e-6 + 4e-6));
+  // Zero-byte messages (barriers) pay latency only and take no bandwidth.
+  const Traffic with_barrier = traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 5, 0}});
+  const auto barrier = predicted_rank_times(with_barrier, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, pf);
+  CHECK(barrier[0] == Approx(2.1e-6));
+  CHECK(barrier[1] == Approx(5 * 1.1e-6));
 }
 
 TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine") {

@@ -18,7 +18,7 @@ TEST_CASE("catalogue: unique JSON keys and labels, every metric explained") {
     CHECK(m.get != nullptr);
     for (char c : std::string(m.key)) CHECK(((c >= 'a' && c <= 'z') || c == '_'));
   }
-  CHECK(keys.size() == 17);
+  CHECK(keys.size() == 19);
   CHECK(find_metric("max_link_load_seconds")->unit == MetricUnit::seconds);  // not "relative"
   CHECK(find_metric("hop_bytes")->better == Better::lower);
   CHECK(find_metric("no_such_metric") == nullptr);
@@ -33,6 +33,11 @@ TEST_CASE("catalogue: values are read from the evaluator's Metrics") {
   CHECK(find_metric("hop_bytes")->get(m) == 94393700);
   CHECK(find_metric("max_link_load_seconds")->get(m) == m.max_link_relative);
   CHECK(find_metric("nodes_used")->get(m) == 32);
+  m.predicted_comm_time_max = 2.5e-3;
+  m.predicted_comm_time_mean = 1.5e-3;
+  CHECK(find_metric("predicted_comm_time_max_seconds")->get(m) == 2.5e-3);
+  CHECK(find_metric("predicted_comm_time_mean_seconds")->get(m) == 1.5e-3);
+  CHECK(find_metric("predicted_comm_time_max_seconds")->unit == MetricUnit::seconds);
   int bound_rows = 0;
   for (const MetricInfo& info : metric_catalogue()) bound_rows += from_lower_bound(info);
   CHECK(bound_rows == 4);

@@ -34,9 +34,9 @@ struct Metrics {
   double mean_link_relative = 0;   // mean over existing connections
   double comm_time_max = 0;        // max over ranks of the predicted time of its inter-node sends
   double comm_time_mean = 0;       // mean over ranks
-  // The time model (docs/mapper.md, "Time model"): per rank, its sends'
-  // latencies plus their bytes at the max-min fair rate every inter-node
-  // flow gets on the links it shares; intra-node sends at the node's speed.
+  // The time model (predicted_rank_times; docs/mapper.md, "Time model"):
+  // per rank, its messages' latencies plus the time its flows take on links
+  // shared with every other flow; intra-node flows at the node's speed.
   double predicted_comm_time_max = 0;   // slowest rank
   double predicted_comm_time_mean = 0;  // mean over ranks
   double lower_bound_hop_bytes = 0;
@@ -74,20 +74,17 @@ std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options = {});
 
-// The time model, per rank (what evaluate's predicted_comm_time_* summarise):
-// every flow of the traffic sent at once, each inter-node flow with
-// bandwidth from max-min fair sharing of the directed links on its route
-// (weighted as SimGrid weighs flows: 1 / route latency), and rank r's time
-// the sum over its sends of messages x latency + bytes / rate. Placement
-// must fit the traffic and the machine (evaluate checks; this does not).
+// The time model, per rank (what evaluate's predicted_comm_time_* summarise;
+// docs/mapper.md, "Time model"): rank r's time is the sum over its messages
+// of their latency (t_inj + hops x t_hop; intra-node: intra_node_latency)
+// plus the time until the last of its flows has arrived when every flow of
+// the traffic starts at once and each directed link is shared by the flows
+// crossing it (in proportion to 1 / route latency, as SimGrid weighs them;
+// a flow that ends leaves its share to the others). Intra-node flows run at
+// intra_node_bw, unshared. Placement must fit the traffic and the machine
+// (evaluate checks; this does not).
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options = {});
-
-// Max-min fair rates (progressive filling) of flows over shared links: flow
-// f crosses links[offsets[f] .. offsets[f+1]) and gets weight[f] x the fair
-// level of its bottleneck. Every flow must cross at least one link.
-std::vector<double> max_min_rates(const std::vector<int>& offsets, const std::vector<int>& links,
-                                  const std::vector<double>& weight, const std::vector<double>& capacity);
 
 // The lower bound on sum(bytes x distance) over any placement with `ppn` ranks
 // per node on `nodes` (docs/mapper.md): each rank gets its partners, heaviest
