@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "detail.hpp"
@@ -291,41 +292,31 @@ LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, con
 namespace {
 
 // When each flow ends if all start together and every link is shared by its
-// flows in proportion to their weights, flows ending and leaving their share
-// to the others (processor sharing), each link taken alone: flow f crosses
-// links[offsets[f] .. offsets[f+1]) and ends when its slowest link has
-// carried it. Exact for a single shared link; across links it ignores that a
-// flow held back elsewhere leaves bandwidth here (docs/mapper.md, "Time model").
-std::vector<double> shared_finish_times(const std::vector<int>& offsets, const std::vector<int>& links,
+// flows in proportion to their weights, a flow that ends leaving its share
+// to the others (processor sharing), each link taken alone: a flow ends when
+// its slowest link has carried it. Exact for a single shared link; across
+// links it ignores that a flow held back elsewhere leaves bandwidth unused
+// here (docs/mapper.md, "Time model"). The flows of link l are
+// on_link[start[l] .. start[l+1]), reordered here.
+std::vector<double> shared_finish_times(const std::vector<std::int64_t>& start, std::vector<int>& on_link,
                                         const std::vector<double>& size, const std::vector<double>& weight,
                                         const std::vector<double>& capacity) {
-  const size_t flows = size.size();
-  const size_t nlinks = capacity.size();
-  std::vector<int> start(nlinks + 1, 0);
-  for (int l : links) ++start[static_cast<size_t>(l) + 1];
-  for (size_t l = 0; l < nlinks; ++l) start[l + 1] += start[l];
-  std::vector<int> on_link(links.size()), fill(start.begin(), start.end() - 1);
-  for (size_t f = 0; f < flows; ++f)
-    for (int i = offsets[f]; i < offsets[f + 1]; ++i) on_link[static_cast<size_t>(fill[links[i]]++)] = static_cast<int>(f);
-  // On one link shared in proportion to the weights, flow f has sent
-  // s_f / w_f per unit of weight when it ends; by then every flow g has sent
-  // min(s_g, w_g s_f / w_f). Sorted by s / w: a prefix of whole sizes plus
-  // s_f / w_f times the weight of the rest.
-  std::vector<double> finish(flows, 0.0);
-  std::vector<int> order;
-  for (size_t l = 0; l < nlinks; ++l) {
-    order.assign(on_link.begin() + start[l], on_link.begin() + start[l + 1]);
-    if (order.empty()) continue;
-    auto norm = [&](int f) { return size[f] / weight[f]; };
-    std::sort(order.begin(), order.end(), [&](int a, int b) { return norm(a) < norm(b); });
+  // On one link, flow f has sent s_f / w_f per unit of weight when it ends;
+  // by then every flow g has sent min(s_g, w_g s_f / w_f). Sorted by s / w:
+  // a prefix of whole sizes plus s_f / w_f times the weight of the rest.
+  std::vector<double> finish(size.size(), 0.0);
+  auto norm = [&](int f) { return size[f] / weight[f]; };
+  for (size_t l = 0; l + 1 < start.size(); ++l) {
+    const auto first = on_link.begin() + start[l], last = on_link.begin() + start[l + 1];
+    if (first == last) continue;
+    std::sort(first, last, [&](int a, int b) { return norm(a) < norm(b); });
     double rest_weight = 0;
-    for (int f : order) rest_weight += weight[f];
+    for (auto it = first; it != last; ++it) rest_weight += weight[*it];
     double sent = 0;
-    for (int f : order) {
-      sent += size[f];
-      rest_weight -= weight[f];
-      const double t = (sent + norm(f) * std::max(rest_weight, 0.0)) / capacity[l];
-      finish[f] = std::max(finish[f], t);
+    for (auto it = first; it != last; ++it) {
+      sent += size[*it];
+      rest_weight -= weight[*it];
+      finish[*it] = std::max(finish[*it], (sent + norm(*it) * std::max(rest_weight, 0.0)) / capacity[l]);
     }
   }
   return finish;
@@ -345,10 +336,12 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   std::vector<double> time(placement.size(), 0.0), transfer(placement.size(), 0.0);
   // Inter-node flows that carry bytes share links; each gets a weight of
   // 1 / its route latency, as SimGrid's network model weighs a flow (with
-  // rankmap-sim's network/weight-S:0) so that a longer route gets less of a
-  // shared link.
-  std::vector<int> offsets{0}, links, flow_index;  // routes of the flows that carry bytes
-  std::vector<double> weight;
+  // rankmap-sim's network/weight-S:0), so a longer route gets less of a
+  // shared link. Routes are computed twice (count, then fill) rather than
+  // stored: at 1M flows on a 25x25x20 torus they would hold 17M link ids.
+  std::vector<int> flow_index;
+  std::vector<double> size, weight;
+  std::vector<std::int64_t> start(static_cast<size_t>(torus.link_slots()) + 1, 0);
   std::vector<Hop> hops;
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
@@ -359,20 +352,26 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
       continue;
     }
     torus.route(a, b, hops);
-    time[f.src] += f.messages * (lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop);
+    const double latency = lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop;
+    time[f.src] += f.messages * latency;
     if (!(f.bytes > 0)) continue;
-    for (const Hop& h : hops) links.push_back(h.link);
-    offsets.push_back(static_cast<int>(links.size()));
-    weight.push_back(1.0 / (lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop));
+    for (const Hop& h : hops) ++start[static_cast<size_t>(h.link) + 1];
     flow_index.push_back(static_cast<int>(i));
+    size.push_back(f.bytes);
+    weight.push_back(1.0 / latency);
+  }
+  for (size_t l = 1; l < start.size(); ++l) start[l] += start[l - 1];
+  std::vector<int> on_link(static_cast<size_t>(start.back()));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
+  for (size_t k = 0; k < flow_index.size(); ++k) {
+    const Flow& f = traffic.flows[static_cast<size_t>(flow_index[k])];
+    torus.route(placement[f.src].node, placement[f.dst].node, hops);
+    for (const Hop& h : hops) on_link[static_cast<size_t>(fill[h.link]++)] = static_cast<int>(k);
   }
   std::vector<double> capacity(static_cast<size_t>(torus.link_slots()), 0.0);
   for (int l = 0; l < torus.link_slots(); ++l)
     if (torus.link_exists(l)) capacity[l] = torus.link_capacity(l);
-  std::vector<double> sizes;
-  sizes.reserve(flow_index.size());
-  for (int i : flow_index) sizes.push_back(traffic.flows[static_cast<size_t>(i)].bytes);
-  const std::vector<double> finish = shared_finish_times(offsets, links, sizes, weight, capacity);
+  const std::vector<double> finish = shared_finish_times(start, on_link, size, weight, capacity);
   for (size_t k = 0; k < flow_index.size(); ++k) {
     const int src = traffic.flows[static_cast<size_t>(flow_index[k])].src;
     transfer[src] = std::max(transfer[src], finish[k]);
