@@ -101,6 +101,10 @@ std::uint64_t derived_seed(std::uint64_t seed, int i) {
 
 std::string numbered(const std::string& name, int i) { return i == 0 ? name : name + "#" + std::to_string(i + 1); }
 
+// The start a candidate comes from: its name without seed number, shape or
+// the steps applied ("scotch-strict#3+search+ils" -> "scotch-strict").
+std::string family_of(const std::string& name) { return name.substr(0, name.find_first_of("#+[")); }
+
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
@@ -316,7 +320,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::stable_sort(searched.begin(), searched.end(), [&](size_t a, size_t b) {
       return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
     });
-    auto family = [&](size_t i) { return cands[i].name.substr(0, cands[i].name.find_first_of("#+[")); };
+    auto family = [&](size_t i) { return family_of(cands[i].name); };
     std::vector<size_t> picked;
     std::vector<std::string> families;
     for (size_t i : searched) {
@@ -456,11 +460,20 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (const char* ref : {"block", "paper", "scotch"})
       for (size_t i = 0; i < starts; ++i)
         if (cands[i].name == ref) shortlist.push_back(&cands[i]);
+    // Then the cheapest of each start family (scotch-strict, bisection,
+    // cartesian, ...: placements that differ in kind, which a replay can
+    // order differently than the static cost), then the cheapest others.
     std::vector<const Candidate*> others;
     for (const Candidate& c : cands) others.push_back(&c);
     std::stable_sort(others.begin(), others.end(), [](const Candidate* a, const Candidate* b) {
       return a->score.weighted_cost < b->score.weighted_cost;
     });
+    std::vector<std::string> families;
+    for (const Candidate* c : others)
+      if (std::find(families.begin(), families.end(), family_of(c->name)) == families.end()) {
+        families.push_back(family_of(c->name));
+        shortlist.push_back(c);
+      }
     shortlist.insert(shortlist.end(), others.begin(), others.end());
     std::vector<detail::NetworkScore> seen{best->score};
     for (const Candidate* c : shortlist) {

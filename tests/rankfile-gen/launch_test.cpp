@@ -17,7 +17,7 @@ const std::string kData = RANKMAP_TEST_DATA;
 Mapping make_mapping(const std::string& machine, std::vector<Placement> placement) {
   auto m = parse_machine(machine);
   REQUIRE(m.ok());
-  Mapping mapping{*m, std::move(placement)};
+  Mapping mapping{*m, std::move(placement), ""};
   REQUIRE(mapping.check().ok());
   return mapping;
 }
