@@ -54,7 +54,7 @@ step "5. compare"
 {
   printf '%-26s %14s %14s %9s\n' "stencil3d, $ranks ranks" "block" "rankmap" "ratio"
   awk -v fmt='%-26s %14s %14s %9s\n' '
-    /^(inter-node bytes|hop-bytes  |bw-weighted cost|max link load|comm time, max rank)/ {
+    /^(inter-node bytes|hop-bytes  |bw-weighted cost|max link load|comm time, max rank|time model, max rank)/ {
       n = split($0, w, /  +/); name = w[1]; b = w[n-2]; o = w[n-1]
       printf fmt, name, b, o, sprintf("%.2f", (b > 0 ? o / b : 1)) }' "$out/evaluate.txt"
   printf '%-26s %14s %14s %9s\n' "simulated time (s)" "$t_block" "$t_opt" \
