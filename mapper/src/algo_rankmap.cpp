@@ -475,14 +475,13 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         shortlist.push_back(c);
       }
     shortlist.insert(shortlist.end(), others.begin(), others.end());
-    std::vector<detail::NetworkScore> seen{best->score};
+    // Distinct node assignments only; equal static scores are kept, since
+    // what a replay sees (who waits for whom) is what the scores cannot.
+    std::vector<const std::vector<int>*> seen{&best->node_of};
     for (const Candidate* c : shortlist) {
       if (static_cast<int>(out.alternatives.size()) >= p.alternatives) break;
-      if (std::any_of(seen.begin(), seen.end(), [&](const detail::NetworkScore& o) {
-            return o.weighted_cost == c->score.weighted_cost && o.max_link_relative == c->score.max_link_relative;
-          }))
-        continue;
-      seen.push_back(c->score);
+      if (std::any_of(seen.begin(), seen.end(), [&](const std::vector<int>* o) { return *o == c->node_of; })) continue;
+      seen.push_back(&c->node_of);
       // The references exactly as the stand-alone algorithms place them
       // (cores in rank order for block and scotch, paper's cores by its graph).
       std::vector<Placement> placement =

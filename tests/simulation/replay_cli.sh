@@ -9,7 +9,7 @@
 set -euo pipefail
 rankmap=$1 sim=$2 smpirun=$3 examples=$4
 work=$(mktemp -d "${TMPDIR:-/tmp}/rankmap-replay-cli.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP_WORK:-}" ] || rm -rf "$work"' EXIT
 cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 expect_eq() { [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"; }
@@ -33,12 +33,12 @@ expect_eq "$(awk '$1 == "p2p" { m += $4; b += $5 } END { print m, b }' halo.prof
 "$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt -o chosen.map > map.out 2> map.err ||
   { cat map.err >&2; fail "rankmap map --trace"; }
 grep -q "^rankmap: chose scotch " map.err || fail "static choice changed: $(cat map.err)"
-grep -q "^rankmap: chose 'cartesian\[4x4x8/1x1x4\]' by replay (comm-only 0.000263782946 s, 0.7493 x the static choice 'scotch'; 8 of 8 candidates timed)$" map.err ||
+grep -q "^rankmap: chose 'scotch-bytes' by replay (comm-only 0.000263783213 s, 0.7493 x the static choice 'scotch'; 8 of 8 candidates timed)$" map.err ||
   fail "choice by replay: $(grep 'by replay' map.err)"
 grep -q "^  1   scotch                     0.000352038067   1.0000  $" map.out || fail "table row 1: $(cat map.out)"
-grep -q "^  4   cartesian\[4x4x8/1x1x4\]     0.000263782946   0.7493  <- chosen by replay$" map.out || fail "table row 4: $(cat map.out)"
+grep -q "^  7   scotch-bytes               0.000263783213   0.7493  <- chosen by replay$" map.out || fail "table row 7: $(cat map.out)"
 # Every other candidate is slower in replay than the chosen one.
-awk '/^  [0-9] / && $3 != "-" { if ($3 + 0 < 0.000263782946) bad = 1; n++ } END { exit !(n == 8 && !bad) }' map.out ||
+awk '/^  [0-9] / && $3 != "-" { if ($3 + 0 < 0.000263783213) bad = 1; n++ } END { exit !(n == 8 && !bad) }' map.out ||
   fail "a candidate replayed faster than the choice: $(cat map.out)"
 grep -q "^\[" map.err && fail "progress lines must name the tool"
 
@@ -47,7 +47,7 @@ grep -q "^\[" map.err && fail "progress lines must name the tool"
 "$sim" replay -q --trace halo.txt -m desmos --mapping chosen.map --mapping static.map --mapping block.map > replay.out
 grep -q "^trace halo.txt: 128 ranks, 21248 actions, 7680 point-to-point messages, 188743680 bytes, 1792 collectives, 0 compute actions (0 flops)$" replay.out ||
   fail "trace summary: $(cat replay.out)"
-grep -Eq "^chosen.map +0.000263782946 +1.0000$" replay.out || fail "chosen row: $(cat replay.out)"
+grep -Eq "^chosen.map +0.000263783213 +1.0000$" replay.out || fail "chosen row: $(cat replay.out)"
 grep -Eq "^static.map +0.000352038067 +1.3346$" replay.out || fail "static row: $(cat replay.out)"
 grep -Eq "^block.map +0.000651151082 +2.4685$" replay.out || fail "block row: $(cat replay.out)"
 grep -q "^whole-app: same as comm-only (the trace has no compute actions)$" replay.out || fail "whole-app line"
@@ -67,7 +67,7 @@ cmp -s <(grep '^[0-9]' budget.map) <(grep '^[0-9]' static.map) || fail "budget: 
 # --candidate: another mapping joins the replay; one on the chosen nodes shares its time.
 "$rankmap" map -p halo.prof -m desmos --ppn 4 --trace halo.txt --candidate chosen.map --candidate block.map \
   -o cand.map > cand.out 2> cand.err
-grep -q "^  9   chosen.map                 0.000263782946   0.7493  same nodes as 'cartesian\[4x4x8/1x1x4\]'$" cand.out ||
+grep -q "^  9   chosen.map                 0.000263783213   0.7493  same nodes as 'scotch-bytes'$" cand.out ||
   fail "candidate row 9: $(cat cand.out)"
 grep -q "^  10  block.map                  0.000651151082   1.8497  same nodes as 'block'$" cand.out || fail "candidate row 10: $(cat cand.out)"
 grep -q "10 of 10 candidates timed" cand.err || fail "candidate count: $(cat cand.err)"
