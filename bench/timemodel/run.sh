@@ -29,7 +29,6 @@ root="$(cd "$(dirname "$0")/../.." && pwd)"
 build="$(cd "${RANKMAP_BUILD_DIR:-$root/build-timemodel}" && pwd)"
 out="${RANKMAP_BENCH_OUT:-$build/bench-timemodel}"
 doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
-profiles="$root/bench/profiles/desmos-4"
 mkdir -p "$out"
 
 rankmap="$build/mapper/rankmap"
@@ -38,8 +37,13 @@ for f in "$rankmap" "$sim"; do
   [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
 done
 
-machine=desmos ppn=4 sizes=4x2x2x2
-read -r -a programs <<< "${TIMEMODEL_PROGRAMS:-mg lu cg adi hydro27 stencil2d stencil3d sparse}"
+# Machine groups: name (bench/profiles/NAME/), machine, ranks per node, the
+# torus sizes for stock Scotch, programs. Both at 128 ranks (NAS class B sizes).
+groups=(
+  "desmos-4|desmos|4|4x2x2x2|mg lu cg adi hydro27 stencil2d stencil3d sparse"
+  "4x4x4-2|torus=4x4x4 node=package:2,core:4|2|4x4x4|mg lu cg adi hydro27"
+)
+[ -n "${TIMEMODEL_PROGRAMS:-}" ] && groups=("desmos-4|desmos|4|4x2x2x2|$TIMEMODEL_PROGRAMS")
 algorithms=(block round-robin random scotch paper rankmap)
 # The arguments the profiles were recorded with (bench/profiles/README.md).
 declare -A args=(
@@ -56,7 +60,15 @@ declare -A args=(
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 now() { date +%s.%N; }
 
-results="$out/results.txt"   # program placement old_model new_model simulated
+results="$out/results.txt"   # group program placement old_model new_model simulated
+# One results line: the two models from the evaluate JSON, SimGrid's time from the log.
+emit() {  # group ex name json map simlog
+  local t; t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$6" | tail -n 1)
+  [ -n "$t" ] || { echo "run.sh: no simulated time in $6" >&2; exit 1; }
+  python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
+print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), sys.argv[6])' \
+    "$4" "$5" "$1" "$2" "$3" "$t" >> "$results"
+}
 doc_only="" rescore=""
 [ "${1:-}" = --doc-only ] && doc_only=yes
 [ "${1:-}" = --rescore ] && rescore=yes
@@ -64,51 +76,44 @@ if [ -z "$doc_only" ]; then
   : > "$results"
   start=$(now)
   git -C "$root" rev-parse --short HEAD > "$out/commit"
-  for ex in "${programs[@]}"; do
-    prof="$profiles/$ex.prof"
-    [ -f "$prof" ] && [ -x "$build/examples/smpi/$ex" ] || { echo "run.sh: no profile or SMPI build for $ex" >&2; exit 2; }
-    d="$out/$ex"
-    if [ -n "$rescore" ]; then
+  for g in "${groups[@]}"; do
+    IFS='|' read -r group machine ppn sizes progs <<< "$g"
+    for ex in $progs; do
+      prof="$root/bench/profiles/$group/$ex.prof"
+      [ -f "$prof" ] && [ -x "$build/examples/smpi/$ex" ] || { echo "run.sh: no profile or SMPI build for $group/$ex" >&2; exit 2; }
+      d="$out/$group/$ex"
+      if [ -n "$rescore" ]; then
+        maps=()
+        for name in "${algorithms[@]}" scotch-stock; do [ -f "$d/$name.map" ] && maps+=("$d/$name.map"); done
+        "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
+        for map in "${maps[@]}"; do
+          name=$(basename "$map" .map)
+          emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log"
+        done
+        continue
+      fi
+      rm -rf "$d"; mkdir -p "$d"
       maps=()
-      for name in "${algorithms[@]}" scotch-stock; do [ -f "$d/$name.map" ] && maps+=("$d/$name.map"); done
+      for alg in "${algorithms[@]}"; do
+        "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --algorithm "$alg" -o "$d/$alg.map" > /dev/null
+        maps+=("$d/$alg.map")
+      done
+      machine_line=$(sed -n 's/^machine //p' "$d/block.map")
+      if python3 "$root/bench/replay/scotch_mapping.py" "$prof" "$machine_line" "$sizes" "$ppn" stock "$d/scotch-stock.map" \
+          > "$d/scotch-stock.log" 2>&1; then
+        maps+=("$d/scotch-stock.map")
+      else
+        log "$group/$ex: stock Scotch failed (see $d/scotch-stock.log); left out"
+      fi
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
       for map in "${maps[@]}"; do
         name=$(basename "$map" .map)
-        t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$d/$name.sim.log" | tail -n 1)
-        python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
-print(sys.argv[3], sys.argv[4], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), sys.argv[5])' \
-          "$d/evaluate.json" "$map" "$ex" "$name" "$t" >> "$results"
+        # shellcheck disable=SC2086
+        "$sim" run --mapping "$map" -- "$build/examples/smpi/$ex" ${args[$ex]} > "$d/$name.sim.log" 2>&1 < /dev/null ||
+          { echo "run.sh: simulation of $group/$ex on $name failed (see $d/$name.sim.log)" >&2; exit 1; }
+        emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log"
+        log "$group $ex $name: simulated $(awk 'END { print $6 }' "$results") s"
       done
-      continue
-    fi
-    rm -rf "$d"; mkdir -p "$d"
-    maps=()
-    for alg in "${algorithms[@]}"; do
-      "$rankmap" map -q -p "$prof" -m $machine --ppn $ppn --algorithm "$alg" -o "$d/$alg.map" > /dev/null
-      maps+=("$d/$alg.map")
-    done
-    machine_line=$(sed -n 's/^machine //p' "$d/block.map")
-    if python3 "$root/bench/replay/scotch_mapping.py" "$prof" "$machine_line" $sizes $ppn stock "$d/scotch-stock.map" \
-        > "$d/scotch-stock.log" 2>&1; then
-      maps+=("$d/scotch-stock.map")
-    else
-      log "$ex: stock Scotch failed (see $d/scotch-stock.log); left out"
-    fi
-    "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
-    for map in "${maps[@]}"; do
-      name=$(basename "$map" .map)
-      # shellcheck disable=SC2086
-      "$sim" run --mapping "$map" -- "$build/examples/smpi/$ex" ${args[$ex]} > "$d/$name.sim.log" 2>&1 < /dev/null ||
-        { echo "run.sh: simulation of $ex on $name failed (see $d/$name.sim.log)" >&2; exit 1; }
-      t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$d/$name.sim.log" | tail -n 1)
-      [ -n "$t" ] || { echo "run.sh: no simulated time in $d/$name.sim.log" >&2; exit 1; }
-      python3 - "$d/evaluate.json" "$map" "$ex" "$name" "$t" >> "$results" <<'EOF'
-import json, sys
-rows = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}
-r = rows[sys.argv[2]]
-print(sys.argv[3], sys.argv[4], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), sys.argv[5])
-EOF
-      log "$ex $name: simulated $t s"
     done
   done
   if [ -z "$rescore" ]; then
@@ -122,16 +127,18 @@ fi
 section="$out/section.md"
 python3 - "$results" "$(cat "$out/commit")" "$(cat "$out/seconds")" "$(date -u +%Y-%m-%d)" \
   "$(cat "$out/sim-commit" 2>/dev/null || cat "$out/commit")" \
-  "$("$build/torus/rankmap-torus" --canonical -m $machine 2>/dev/null || echo $machine)" > "$section" <<'EOF'
+  "$(for g in "${groups[@]}"; do IFS='|' read -r group machine ppn _ _ <<< "$g"
+     echo "$group|$machine|$("$build/torus/rankmap-torus" --canonical -m "$machine" 2>/dev/null || echo "$machine")|$ppn"; done)" \
+  > "$section" <<'EOF'
 import sys
 from collections import OrderedDict
 from itertools import combinations
 
-results, commit, seconds, day, sim_commit, canonical = sys.argv[1:7]
+results, commit, seconds, day, sim_commit, machines = sys.argv[1:7]
 data = OrderedDict()
 for line in open(results):
-    ex, name, old, new, sim = line.split()
-    data.setdefault(ex, OrderedDict())[name] = (float(old), float(new), float(sim))
+    group, ex, name, old, new, sim = line.split()
+    data.setdefault((group, ex), OrderedDict())[name] = (float(old), float(new), float(sim))
 
 def kendall(xs, ys):
     """Pairwise agreement and Kendall's tau-b-like score: pairs SimGrid
@@ -157,9 +164,12 @@ print()
 print("Written by `bench/timemodel/run.sh` (issue 16; %s, models of commit `%s`; mappings and SimGrid runs of commit" % (day, commit))
 print("`%s`, %s s on a shared 2-core machine). Regenerated by that script; numbers are not edited by hand." % (sim_commit, seconds))
 print()
-print("- **Machine.** `desmos` = `%s`, 128 ranks, `--ppn 4`." % canonical)
-print("- **Profiles.** The recorded 128-rank profiles of `bench/profiles/desmos-4/` (mini-apps recorded in SMPI,")
-print("  stencils and sparse natively; arguments in `bench/profiles/README.md`).")
+print("- **Machines**, 128 ranks each:")
+for m in machines.splitlines():
+    group, machine, canonical, ppn = m.split("|")
+    print("  `%s` = `%s`, `--ppn %s` (profiles `bench/profiles/%s/`);" % (machine, canonical, ppn, group))
+print("- **Profiles.** The recorded 128-rank profiles (mini-apps recorded in SMPI, stencils and sparse natively;")
+print("  arguments in `bench/profiles/README.md`, NAS class B sizes for the mini-apps).")
 print("- **Placements.** `rankmap map --algorithm A` for A in block, round-robin, random (seed 1), scotch, paper and")
 print("  rankmap (the default), and stock Scotch (`bench/replay/scotch_mapping.py ... stock`, overfull nodes repaired).")
 print("- **Models.** `rankmap evaluate --json`: *old* = `comm_time_max_seconds` (\"comm time, max rank\": the slowest")
@@ -176,13 +186,14 @@ all_err = {"old": [], "new": []}
 all_rerr = {"old": [], "new": []}
 pairs = {"old": [0.0, 0.0], "new": [0.0, 0.0]}
 best_hits = {"old": 0, "new": 0}
-for ex, rows in data.items():
+for (group, ex), rows in data.items():
     names = list(rows)
     old = [rows[n][0] for n in names]
     new = [rows[n][1] for n in names]
     sim = [rows[n][2] for n in names]
     base = rows.get("block", rows[names[0]])
-    print("### %s" % ex)
+    label = "%s, %s" % (ex, group)
+    print("### %s" % label)
     print()
     print("| placement | SimGrid (s) | ratio | old model (s) | ratio | new model (s) | ratio |")
     print("|---|---|---|---|---|---|---|")
@@ -204,7 +215,7 @@ for ex, rows in data.items():
         best_hits[key] += hit
         errs = [abs(x - s) / s for x, s in zip(xs, sim)]
         line[key] = (a, t, names[pick], hit, sum(errs) / len(errs), max(errs))
-    summary.append((ex, names[fastest], line))
+    summary.append((label, names[fastest], line))
 
 print("### Summary")
 print()
