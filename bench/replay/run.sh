@@ -9,7 +9,7 @@
 #   profile    rankmap-sim profile --trace (the trace's point-to-point bytes);
 #   mappings   rankmap map (the static choice), rankmap map --trace (replays
 #              the default's 8 candidates: its choice, block, paper, scotch,
-#              the cheapest others), stock scotch_gmap (default strategy) and
+#              the cheapest of each other start family, the cheapest others), stock scotch_gmap (default strategy) and
 #              scotch_gmap -cqb -b0, both through bench/peers/peer_scotch.sh
 #              on Scotch's torusXD target (bench/replay/scotch_mapping.py);
 #   replay     rankmap-sim replay -m desmos, comm-only (SimGrid 3.32);
