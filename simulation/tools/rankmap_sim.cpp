@@ -231,7 +231,13 @@ int sim_main(int argc, char** argv) {
   request.hostfile_path = dir + "/hosts.txt";
   request.ranks = mapping->ranks();
   request.command = command;
-  request.extra_flags = extra_flags;
+  // SMPI's own host-speed (the flop rate that turns measured CPU time into
+  // flops) follows --host-speed, so that a run with simulate-computation:yes
+  // (--flag) computes at the platform's speed; a --flag given later wins.
+  char speed[64];
+  std::snprintf(speed, sizeof speed, "%.17gf", options.host_speed);
+  request.extra_flags = {std::string("--cfg=smpi/host-speed:") + speed};
+  request.extra_flags.insert(request.extra_flags.end(), extra_flags.begin(), extra_flags.end());
   // Only --keep can name a directory that holds an input (the mapping, the
   // machine's files, the program itself).
   std::vector<std::string> inputs = mapping->machine.files();
