@@ -454,7 +454,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node, torus.nodes());
   if (p.alternatives > 0) {
     // For a judge beyond the static model (a trace replay): the choice, the
-    // references, then the cheapest others with distinct scores.
+    // references, the cheapest of each start family, the cheapest others.
     out.alternatives.push_back(Alternative{best->name, out.placement});
     std::vector<const Candidate*> shortlist;
     for (const char* ref : {"block", "paper", "scotch"})

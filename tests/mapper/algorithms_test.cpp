@@ -338,7 +338,7 @@ TEST_CASE("algorithms: the default returns its shortlist when asked, the choice 
   CHECK(r->alternatives[2].placement == run(t, pf, "paper", 4));
   CHECK(r->alternatives[3].name == "scotch");
   CHECK(r->alternatives[3].placement == run(t, pf, "scotch", 4));
-  // Distinct placements (the shortlist skips equal scores).
+  // Distinct placements (the shortlist skips equal node assignments).
   for (size_t i = 0; i < r->alternatives.size(); ++i)
     for (size_t j = i + 1; j < r->alternatives.size(); ++j) CHECK(r->alternatives[i].placement != r->alternatives[j].placement);
   // The mapping itself does not depend on whether alternatives were asked.
