@@ -29,6 +29,7 @@
 #include "rankmap/replay_choice.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
+#include "scratch_dir.hpp"
 
 using namespace rankmap;
 namespace sim = rankmap::simulation;
@@ -36,20 +37,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    std::string pattern = "/tmp/rankmap-replay-smpi-XXXXXX";
-    if (mkdtemp(pattern.data())) path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 const std::string& scratch() {
-  static ScratchDir dir;
+  static test::ScratchDir dir("rankmap-replay-smpi");
   REQUIRE(!dir.path.empty());
   return dir.path;
 }

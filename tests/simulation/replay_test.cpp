@@ -9,6 +9,7 @@
 
 #include "rankmap/replay.hpp"
 #include "rankmap/smpi_run.hpp"
+#include "scratch_dir.hpp"
 
 using namespace rankmap;
 namespace sim = rankmap::simulation;
@@ -16,21 +17,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    std::string pattern = "/tmp/rankmap-replay-test-XXXXXX";
-    if (mkdtemp(pattern.data())) path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) fs::remove_all(path, ec);
-  }
-};
-
 // A trace in a fresh directory: one action file per rank (relative names in
 // the index, as a moved trace would have), returns the index path.
-std::string write_trace(const ScratchDir& dir, const std::vector<std::string>& files, const std::string& index_extra = "") {
+std::string write_trace(const test::ScratchDir& dir, const std::vector<std::string>& files, const std::string& index_extra = "") {
   std::string index;
   for (size_t r = 0; r < files.size(); ++r) {
     const std::string name = "rank-" + std::to_string(r) + ".txt";
@@ -70,7 +59,7 @@ std::string error_of(const std::string& index) {
 }  // namespace
 
 TEST_CASE("a good trace: ranks, counts and point-to-point bytes per pair") {
-  ScratchDir dir;
+  test::ScratchDir dir("rankmap-replay-test");
   const std::string index = write_trace(dir, {kRank0, kRank1});
   auto t = sim::read_trace(index);
   REQUIRE(t.ok());
@@ -95,7 +84,7 @@ TEST_CASE("a good trace: ranks, counts and point-to-point bytes per pair") {
 }
 
 TEST_CASE("derived datatypes are counted: SimGrid replays them as 0 bytes") {
-  ScratchDir dir;
+  test::ScratchDir dir("rankmap-replay-test");
   const std::string index = write_trace(dir, {"0 init\n0 sendRecv 1 1 1 1 -1 -1\n", "1 init\n1 sendRecv 1 0 1 0 -1 -1\n"});
   auto t = sim::read_trace(index);
   REQUIRE(t.ok());
@@ -104,7 +93,7 @@ TEST_CASE("derived datatypes are counted: SimGrid replays them as 0 bytes") {
 }
 
 TEST_CASE("bad traces are refused with file:line") {
-  ScratchDir dir;
+  test::ScratchDir dir("rankmap-replay-test");
   const std::string r0 = dir.path + "/rank-0.txt:";
   auto bad0 = [&](const std::string& rank0) { return error_of(write_trace(dir, {rank0, kRank1})); };
 
@@ -125,12 +114,12 @@ TEST_CASE("bad traces are refused with file:line") {
 
   // The index: a missing action file is named with the index line.
   {
-    ScratchDir d2;
+    test::ScratchDir d2("rankmap-replay-test");
     const std::string index = write_trace(d2, {kRank0, kRank1}, "rank-2.txt\n");
     CHECK(error_of(index) == index + ":3: rank 2's action file " + d2.path + "/rank-2.txt does not exist");
   }
   {
-    ScratchDir d3;
+    test::ScratchDir d3("rankmap-replay-test");
     std::ofstream(d3.path + "/empty.txt") << "\n# no files\n";
     CHECK(error_of(d3.path + "/empty.txt") ==
           d3.path + "/empty.txt: empty trace index (expected one action file per rank, as smpirun -trace-ti writes)");

@@ -12,6 +12,7 @@
 
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
+#include "scratch_dir.hpp"
 
 using namespace rankmap;
 namespace sim = rankmap::simulation;
@@ -29,20 +30,8 @@ const char* const kTorusCluster = R"(<?xml version='1.0'?>
 )";
 
 // One scratch directory per test process, removed at exit.
-struct ScratchDir {
-  std::string path;
-  ScratchDir() {
-    std::string pattern = "/tmp/rankmap-smpi-test-XXXXXX";
-    if (mkdtemp(pattern.data())) path = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
-  }
-};
-
 std::string scratch_dir() {
-  static ScratchDir dir;
+  static test::ScratchDir dir("rankmap-smpi-test");
   REQUIRE(!dir.path.empty());
   return dir.path;
 }
