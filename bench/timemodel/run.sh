@@ -239,19 +239,5 @@ print("old model mean %.0f%%, max %.0f%%; new model mean %.0f%%, max %.0f%%." % 
 EOF
 { echo; cat "$root/bench/timemodel/discussion.md"; } >> "$section"
 
-python3 - "$doc" "$section" <<'EOF'
-import os, sys
-doc, section = sys.argv[1], sys.argv[2]
-text = open(doc, encoding="utf-8").read()
-body = open(section, encoding="utf-8").read().rstrip("\n")
-begin, end = "<!-- timemodel:begin -->", "<!-- timemodel:end -->"
-block = f"{begin}\n{body}\n{end}"
-if begin in text and end in text:
-    a = text.index(begin); b = text.index(end) + len(end)
-    text = text[:a] + block + text[b:]
-else:
-    text = text.rstrip("\n") + "\n\n" + block + "\n"
-open(doc + ".tmp", "w", encoding="utf-8").write(text)
-os.replace(doc + ".tmp", doc)
-EOF
+python3 "$root/bench/replace_doc_section.py" "$doc" timemodel "$section"
 log "wrote the section of $doc; outputs in $out"
