@@ -73,10 +73,17 @@ class Torus {
   int dim_moves(int a, int b, int d) const;
   int hops(int a, int b) const;
   // Sum over the route of 1 / links[d]: a single link costs more than a doubled one.
-  // From a table up to kDistanceTableNodes nodes (the mappers' inner loop).
+  // From a table up to kDistanceTableNodes nodes (the mappers' inner loop);
+  // above, a sum of lookups in tables over blocks of consecutive dimensions.
   double weighted_distance(int a, int b) const {
     if (!weighted_table_.empty()) return weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(nodes_) + b];
-    return weighted_distance_computed(a, b);
+    if (block_tables_.empty()) return weighted_distance_computed(a, b);
+    const int* ia = &block_coord_[static_cast<size_t>(a) * block_tables_.size()];
+    const int* ib = &block_coord_[static_cast<size_t>(b) * block_tables_.size()];
+    double w = 0;
+    for (size_t k = 0; k < block_tables_.size(); ++k)
+      w += block_tables_[k][static_cast<size_t>(ia[k]) * block_sizes_[k] + static_cast<size_t>(ib[k])];
+    return w;
   }
   static constexpr int kDistanceTableNodes = 1024;  // 8 MB of doubles at most
 
@@ -139,6 +146,14 @@ class Torus {
   std::vector<int> coords_;                  // nodes x dims
   int ring_size_[kMaxDims] = {};             // per dim, its size if a ring, 0 if a chain
   std::vector<double> weighted_table_;       // nodes x nodes, empty above kDistanceTableNodes
+  // Above kDistanceTableNodes: the weighted distance is a sum over
+  // dimensions, so over blocks of consecutive dimensions of at most
+  // kDistanceTableNodes nodes each (16x16 and 8x2 for 16x16x8x2): a table
+  // per block, and every node's coordinate in each block. Empty when one
+  // dimension alone exceeds the limit (then computed).
+  std::vector<std::vector<double>> block_tables_;
+  std::vector<size_t> block_sizes_;
+  std::vector<int> block_coord_;  // nodes x blocks
 };
 
 // The seed's latency model of one MPI message.
