@@ -12,7 +12,7 @@
 //   ILS          iterated local search from the best candidate of each of
 //                the cheapest start families (iterated_search.cpp), then
 //                three more runs from the start of the cheapest result
-//   recombine    up to 512 ranks, the cheapest distinct placements are
+//   recombine    up to 256 ranks, the cheapest distinct placements are
 //                recombined (recombine.cpp)
 //   relief       the cheapest tied candidates and the chosen one get the
 //                link relief (link_relief.cpp)
@@ -42,10 +42,15 @@ constexpr int kCartesianPlaced = 3;         // of them placed by bisection; fold
 constexpr double kCartesianLargeAffinity = 0.25;
 constexpr std::int64_t kCartesianWork = 50'000'000;  // edge visits scoring grid tilings
 // Up to this many ranks the extra searches and the recombination cost
-// 0.1-0.2 s (they gain 0.2-2% of cost); at 1,024 ranks 0.3 s for 0.5%.
-constexpr int kRecombineUpTo = 512;
+// 0.15-0.3 s (0.3-0.7 s in all at 192-256 ranks); at 512 ranks 0.5 s more,
+// past the default's 1 s.
+constexpr int kRecombineUpTo = 256;
 constexpr int kExtraSearchRuns = 3;         // more ILS runs from the best start, at other seeds
 constexpr int kRecombineParents = 6;        // cheapest distinct placements recombined
+// The recombination's budget, in iterated searches' budgets: its mean cost
+// over 5 seeds kept falling up to 3 (by 1-3% more on the recorded CG, ADI
+// and sparse patterns at 192-256 ranks than at 1), for 0.1-0.2 s.
+constexpr std::int64_t kRecombineWork = 3;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -400,7 +405,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     }
     if (parents.size() >= 2 && recombine) {
       say("recombining the best placements");
-      Candidate c{"recombined", detail::recombine(g, torus, p.nodes, p.ppn, parents, ils_work, derived_seed(p.seed, 200)), {}};
+      Candidate c{"recombined", detail::recombine(g, torus, p.nodes, p.ppn, parents, kRecombineWork * ils_work, derived_seed(p.seed, 200)), {}};
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
     }
