@@ -165,9 +165,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     out.notes.push_back("above " + std::to_string(kHugeRanks) +
                         " ranks only the structure starts (block, snake, matching) are tried, not paper or scotch");
   } else {
-    say("references: METIS node groups (paper) and Scotch (torusXD)");
-    ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
-    from_groups("paper", ref_part, p.nodes);
+    // Above kSearchAllStartsUpTo ranks `paper` is left out: METIS k-way into
+    // thousands of groups cost 0.6-1.8 s at 32k ranks (a third of the
+    // default's time) and its cost was 2-6x the default's on every pattern
+    // measured there (docs/benchmarks.md, mapper quality and speed).
+    if (large) {
+      say("reference: Scotch (torusXD)");
+      out.notes.push_back("above " + std::to_string(kSearchAllStartsUpTo) +
+                          " ranks paper (METIS k-way node groups) is not a candidate");
+    } else {
+      say("references: METIS node groups (paper) and Scotch (torusXD)");
+      ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
+      from_groups("paper", ref_part, p.nodes);
+    }
     auto node_of = detail::scotch_map(*p.graph, torus, p.nodes, false, false, p.seed, out.notes);
     if (!node_of) return node_of.error();
     detail::enforce_node_capacity(*p.graph, torus, p.nodes, p.ppn, *node_of);
@@ -266,8 +276,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // METIS k-way slows down sharply when groups are tiny (0.5 s for 512
     // groups of 2 at 1,024 ranks, 25x the bisection): there only the
     // reference run, whose groups the matching and the bisection cover.
-    if ((same_graph && i == 0) || k <= kMaxKwayGroupsPerSeed) {
-      const std::vector<int> part = (same_graph && i == 0) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
+    if ((same_graph && i == 0 && !ref_part.empty()) || k <= kMaxKwayGroupsPerSeed) {
+      const std::vector<int> part =
+          (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
       if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, p.nodes);
       const CommGraph q = detail::contract(g, part, k);
       from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, p.nodes, 1, seed));
