@@ -5,10 +5,13 @@
 // nodes, a histogram above).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/mapper.hpp"
@@ -51,7 +54,9 @@ int report_main(int argc, char** argv) {
       ->check(cli::positive());
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
   app.add_option("--simulated", simulated,
-                 "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
+                 "simulated communication time of a mapping, MAPPING=SECONDS (rankmap-sim run, or the comm-only "
+                 "column of rankmap-sim replay); with the first and the last mapping's, the verdict uses them "
+                 "instead of the time model; repeatable");
   bool node_picture = false, no_bound = false;
   app.add_flag("--no-bound", no_bound, "skip the lower bound (as in rankmap evaluate; faster on large runs)");
   app.add_flag("--node-picture", node_picture, "add hwloc's drawing of one node (runs lstopo-no-graphics --of svg)");
@@ -150,6 +155,19 @@ int report_main(int argc, char** argv) {
   const bool have_simulated =
       std::any_of(simulated_time.begin(), simulated_time.end(), [](double t) { return std::isfinite(t); });
 
+  // What the user gains, every mapping against the first: the simulated
+  // times when both were given, else the time model; the application by
+  // the profile's p_mpi (rankmap/app_estimate.hpp).
+  const MpiFraction p_mpi = mpi_fraction(*profile);
+  std::vector<Outlook> outlooks;
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    if (std::isfinite(simulated_time[0]) && std::isfinite(simulated_time[i]) && simulated_time[0] > 0)
+      outlooks.push_back(estimate_outlook(simulated_time[i] / simulated_time[0], "simulated", p_mpi.mean));
+    else
+      outlooks.push_back(time_model_outlook(metrics[0], metrics[i], p_mpi.mean));
+    set_outlook(metrics[i], outlooks.back());
+  }
+
   // The table: the metric catalogue, human units, the change of the last
   // mapping against the first coloured by whether it is better.
   report::Table table;
@@ -164,7 +182,12 @@ int report_main(int argc, char** argv) {
     if (last > 0) {
       const double a = get(0), b = get(last);
       std::string change;
-      if (std::isfinite(a) && std::isfinite(b) && a != 0 && info.unit != MetricUnit::fraction) {
+      if (info.unit == MetricUnit::fraction || info.unit == MetricUnit::share) {
+        // already a change (or a share): no change of its own; colour it by its sign
+        const double v = get(last);
+        if (info.better == Better::lower && std::isfinite(v) && v < -1e-9) change_class = "better";
+        if (info.better == Better::lower && std::isfinite(v) && v > 1e-9) change_class = "worse";
+      } else if (std::isfinite(a) && std::isfinite(b) && a != 0) {
         char times[32];
         std::snprintf(times, sizeof times, b / a >= 10 ? "%.0fx" : "%.2gx", b / a);
         change = b / a >= 2 ? std::string(times) : format_human(MetricUnit::fraction, (b - a) / a);
@@ -187,9 +210,11 @@ int report_main(int argc, char** argv) {
   for (const MetricInfo& info : metric_catalogue())
     if (!no_bound || !from_lower_bound(info)) row(info, [&](size_t i) { return info.get(metrics[i]); });
 
-  // The verdict: the last mapping against the first, on the three numbers
-  // that decide (network traffic, the bottleneck link, time).
-  std::string verdict;
+  // The verdict: the last mapping against the first, led by what the user
+  // gains (communication and application time), then the network numbers
+  // behind it (traffic, the bottleneck link); the advice under it says
+  // whether a relaunch is worth it.
+  std::string verdict, advice;
   if (last > 0) {
     auto pct = [](double a, double b) {
       if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
@@ -199,18 +224,12 @@ int report_main(int argc, char** argv) {
       if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
       return s;
     };
-    auto times = [](double a, double b) {
-      if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2fx", b / a);
-      return std::string(buf);
-    };
-    verdict = names[last] + " vs " + names[0] + ": hop-bytes " + pct(metrics[0].hop_bytes, metrics[last].hop_bytes) +
-              ", max link load " + pct(metrics[0].max_link_relative, metrics[last].max_link_relative);
-    if (have_simulated && std::isfinite(simulated_time[0]) && std::isfinite(simulated_time[last]))
-      verdict += ", simulated time " + times(simulated_time[0], simulated_time[last]);
-    else
-      verdict += ", predicted comm time " + times(metrics[0].comm_time_max, metrics[last].comm_time_max);
+    verdict = names[last] + " vs " + names[0] + ": " + outlook_headline(outlooks[last]) + "; hop-bytes " +
+              pct(metrics[0].hop_bytes, metrics[last].hop_bytes) + ", max link load " +
+              pct(metrics[0].max_link_relative, metrics[last].max_link_relative);
+    advice = relaunch_verdict(outlooks[last]);
+    advice[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(advice[0])));
+    advice += ".";
   }
 
   // Matrices: both ordered by node, on one colour scale.
@@ -261,7 +280,12 @@ int report_main(int argc, char** argv) {
   report::Page page;
   page.title = title;
   page.verdict = verdict;
-  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks; machine " +
+  page.advice = advice;
+  char p_note[160] = "no MPI time in the profile: the application change is n/a";
+  if (p_mpi.known())
+    std::snprintf(p_note, sizeof p_note, "p_mpi %.3g%% (the share of the profiled run's time inside MPI; ranks %.3g%% to %.3g%%)",
+                  100 * p_mpi.mean, 100 * p_mpi.min, 100 * p_mpi.max);
+  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks, " + p_note + "; machine " +
                     to_string(mappings.front().machine),
                 last > 0 ? "The last column is the change of " + names[last] + " against " + names[0] +
                                " (green: better, red: worse). Hover a metric for what it means; the legend below "
