@@ -227,7 +227,6 @@ int run_map(const Common& o) {
   Platform platform = take(Platform::from_machine(machine), machine_where);
   MpiFraction p_mpi;
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
-  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   MapOptions opt;
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
@@ -273,6 +272,8 @@ int run_map(const Common& o) {
     take(check_placement(m.placement, traffic.ranks, platform, nodes, opt.ppn > 0 ? opt.ppn : platform.node.cores()), path);
     extra.push_back({path.substr(path.find_last_of('/') + 1), m.placement});
   }
+  // After every input was checked: bad input gives one line on stderr.
+  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   MapOutcome chosen = take(map_ranks(traffic, platform, opt), o.profile);
   if (!o.quiet)
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
@@ -325,7 +326,6 @@ int run_map(const Common& o) {
 int run_evaluate(const Common& o) {
   MpiFraction p_mpi;
   Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
-  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   std::vector<Metrics> ms;
   std::vector<std::string> names;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
@@ -346,6 +346,7 @@ int run_evaluate(const Common& o) {
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));
   }
+  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   // Every mapping against the first (the placement the profile was recorded
   // on, normally block), by the time model.
   std::vector<Outlook> outlooks;
