@@ -141,7 +141,7 @@ for r in rows:
         machines.append(r["name"])
 out = []
 w = out.append
-w("### What the user gains: communication and whole application, four machines (`bench/scaling/run.sh`)")
+w("## What the user gains: communication and whole application, four machines")
 w("")
 w("Measured by `bench/scaling/run.sh` (commit %s, %s, 2 shared cores, SimGrid 3.32, %s s)." % (commit, platform.machine(), elapsed))
 w("Each program is recorded once with its computation (`smpirun -trace-ti`, `simulate-computation:yes`, host speed 1 Gf) on the")
@@ -205,8 +205,9 @@ labels = {}
 for r in rows:
     labels.setdefault(r["diam"], r["name"])
 for d in ds:
-    s.append('<text x="%.1f" y="%d" text-anchor="middle">%s (d=%d)</text>' % (X(d), H - B + 18, labels[d], d))
-s.append('<text x="%d" y="%d" text-anchor="middle">machine (torus diameter d)</text>' % ((L + W - R) // 2, H - 8))
+    s.append('<text x="%.1f" y="%d" text-anchor="middle" font-size="11">%s</text>' % (X(d), H - B + 14, labels[d]))
+    s.append('<text x="%.1f" y="%d" text-anchor="middle" font-size="11">d=%d</text>' % (X(d), H - B + 27, d))
+s.append('<text x="%d" y="%d" text-anchor="middle">machine (torus diameter d)</text>' % ((L + W - R) // 2, H - 4))
 # seed curve, comm only (p = 1)
 pts = " ".join("%.1f,%.1f" % (X(d / 4), Y(100 * seed_gain(1, d / 4))) for d in range(max(4, int(xmin * 4)), int(xmax * 4) + 1))
 s.append('<polyline points="%s" fill="none" stroke="#999" stroke-dasharray="5,4"/>' % pts)
