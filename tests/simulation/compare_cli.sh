@@ -86,4 +86,6 @@ bad "rankmap-sim: s.prof: the profile has no MPI time (wall=0 on every rank)" bl
 "$rankmap" map -q -p r64.prof -m desmos --ppn 4 --algorithm block -o b64.map > /dev/null
 bad "rankmap-sim: b64.map: places 64 ranks but block.map places 32" block.map b64.map --trace rec/halo.txt
 "$sim" compare --help | grep -q "^Usage: rankmap-sim compare" || fail "compare --help"
+expect_eq "$("$sim" compare --version)" "rankmap-sim (rankmap) $("$sim" --version | awk '{ print $3 }')" "compare --version"
+bad "rankmap-sim: unknown option '--no-such-flag' (see rankmap-sim --help)" block.map --trace rec/halo.txt --no-such-flag
 echo "compare_cli: ok"
