@@ -309,6 +309,7 @@ int run_map(const Common& o) {
     outlook = estimate_outlook(replayed->ratio, "replay", p_mpi.mean);
   }
   set_outlook(mb, time_model_outlook(mb, mb, p_mpi.mean));
+  if (outlook.app_replayed) mb.predicted_app_change = 0;  // block against itself, replayed too
   set_outlook(mc, outlook);
   if (o.json) {
     std::cout << nlohmann::ordered_json::array({to_json("block", mb, !o.no_bound), to_json(o.algorithm, mc, !o.no_bound, &outlook)})

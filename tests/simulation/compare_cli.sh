@@ -72,6 +72,16 @@ awk '$1 == "rr.map" { e = 0.5 + 0.5 * $3; d = e - $6; if (d < 0) d = -d; exit !(
 grep -Eq "^rr.map +[0-9.e-]+ +[0-9.]+ +- +- +-$" comm.out || fail "--comm-only row: $(cat comm.out)"
 grep -q "^estimate: none (--comm-only; give -p PROFILE for its p_mpi)$" comm.out || fail "--comm-only estimate: $(cat comm.out)"
 
+# rankmap map --trace on a trace with computation decides on, and leads
+# with, the replayed whole application (block is one of its candidates).
+"$sim" profile --trace rec/halo.txt -o halo.prof
+"$rankmap" map -p halo.prof -m desmos --ppn 4 --trace rec/halo.txt -o chosen.map > map.out 2> map.err ||
+  { cat map.err >&2; fail "map --trace"; }
+grep -q "^replayed rec/halo.txt (whole-app), 32 ranks:$" map.out || fail "map --trace mode: $(cat map.out)"
+grep -Eq "^rankmap vs block: communication (0|[−+][0-9.]+)% \(time model\), application (0|[−+][0-9.]+)% \(replayed\)$" map.out ||
+  fail "map --trace outlook: $(grep -A1 '^rankmap vs' map.out)"
+grep -Eq "^application change +ratio-1 +0 +-?[0-9.e-]+ *$" map.out || fail "application change row: $(grep '^application' map.out)"
+
 # Bad usage: exit 2, one line.
 bad() {  # expected-message args...
   local want=$1; shift
