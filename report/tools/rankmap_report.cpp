@@ -36,7 +36,7 @@ int report_main(int argc, char** argv) {
   CLI::App app{"rankmap-report: an HTML page with metrics, communication matrices and torus link loads"};
   cli::setup(app, "rankmap-report");
   std::string profile_path, output, title = "rankmap report", collectives = "model";
-  std::vector<std::string> mapping_paths, simulated, labels;
+  std::vector<std::string> mapping_paths, simulated, whole_app, labels;
   int ppn = 0;
   bool quiet = false;
   std::string node_list;
@@ -53,6 +53,10 @@ int report_main(int argc, char** argv) {
   app.add_option("--ppn", ppn, "ranks per node for the lower bound (default: cores per node), as in rankmap evaluate")
       ->check(cli::positive());
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
+  app.add_option("--whole-app", whole_app,
+                 "replayed whole-application time of a mapping, MAPPING=SECONDS (the whole-app column of "
+                 "rankmap-sim compare or replay); with the first and the last mapping's, the verdict gives the "
+                 "application change replayed instead of the p_mpi estimate; repeatable");
   app.add_option("--simulated", simulated,
                  "simulated communication time of a mapping, MAPPING=SECONDS (rankmap-sim run, or the comm-only "
                  "column of rankmap-sim replay); with the first and the last mapping's, the verdict uses them "
@@ -98,17 +102,23 @@ int report_main(int argc, char** argv) {
     for (const std::string& f : m.machine.files()) inputs.push_back(f);
   Status not_an_input = refuse_to_overwrite_inputs({output}, inputs);
   if (!not_an_input) fail(not_an_input.error().message);
-  std::vector<double> simulated_time(mappings.size(), NAN);
-  for (const std::string& s : simulated) {
-    const size_t eq = s.rfind('=');
-    auto seconds = eq == std::string::npos ? std::nullopt : text::parse_double(s.substr(eq + 1));
-    if (!seconds) fail("bad --simulated '" + s + "', expected MAPPING=SECONDS");
-    const std::string which = s.substr(0, eq);
-    size_t i = 0;
-    while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
-    if (i == mappings.size()) fail("--simulated names '" + which + "', which is not one of the mappings");
-    simulated_time[i] = *seconds;
-  }
+  // --simulated and --whole-app: MAPPING=SECONDS, one value per mapping.
+  auto times_per_mapping = [&](const std::vector<std::string>& given, const std::string& flag) {
+    std::vector<double> seconds_of(mappings.size(), NAN);
+    for (const std::string& s : given) {
+      const size_t eq = s.rfind('=');
+      auto seconds = eq == std::string::npos ? std::nullopt : text::parse_double(s.substr(eq + 1));
+      if (!seconds) fail("bad " + flag + " '" + s + "', expected MAPPING=SECONDS");
+      const std::string which = s.substr(0, eq);
+      size_t i = 0;
+      while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
+      if (i == mappings.size()) fail(flag + " names '" + which + "', which is not one of the mappings");
+      seconds_of[i] = *seconds;
+    }
+    return seconds_of;
+  };
+  const std::vector<double> simulated_time = times_per_mapping(simulated, "--simulated");
+  const std::vector<double> whole_app_time = times_per_mapping(whole_app, "--whole-app");
 
   auto platform = Platform::from_machine(mappings.front().machine);
   if (!platform) fail(platform.error().message);
@@ -152,8 +162,10 @@ int report_main(int argc, char** argv) {
   }
 
   const size_t last = mappings.size() - 1;
-  const bool have_simulated =
-      std::any_of(simulated_time.begin(), simulated_time.end(), [](double t) { return std::isfinite(t); });
+  auto any_finite = [](const std::vector<double>& v) {
+    return std::any_of(v.begin(), v.end(), [](double t) { return std::isfinite(t); });
+  };
+  const bool have_simulated = any_finite(simulated_time), have_whole_app = any_finite(whole_app_time);
 
   // What the user gains, every mapping against the first: the simulated
   // times when both were given, else the time model; the application by
@@ -165,6 +177,10 @@ int report_main(int argc, char** argv) {
       outlooks.push_back(estimate_outlook(simulated_time[i] / simulated_time[0], "simulated", p_mpi.mean));
     else
       outlooks.push_back(time_model_outlook(metrics[0], metrics[i], p_mpi.mean));
+    if (std::isfinite(whole_app_time[0]) && std::isfinite(whole_app_time[i]) && whole_app_time[0] > 0) {
+      outlooks.back().app_ratio = whole_app_time[i] / whole_app_time[0];
+      outlooks.back().app_replayed = true;
+    }
     set_outlook(metrics[i], outlooks.back());
   }
 
@@ -206,6 +222,7 @@ int report_main(int argc, char** argv) {
     table.tips.push_back(info.description);
     legend.push_back({std::string(text::trim(info.label)), info.description});
   };
+  if (have_whole_app) row(whole_app_time_metric(), [&](size_t i) { return whole_app_time[i]; });
   if (have_simulated) row(simulated_time_metric(), [&](size_t i) { return simulated_time[i]; });
   for (const MetricInfo& info : metric_catalogue())
     if (!no_bound || !from_lower_bound(info)) row(info, [&](size_t i) { return info.get(metrics[i]); });

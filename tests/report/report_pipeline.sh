@@ -39,6 +39,14 @@ grep -Eq '<p class="verdict" id="verdict">rankmap vs block: communication −20%
   echo "timed verdict:"; grep -o '<p class="verdict"[^<]*' timed.html; exit 1; }
 grep -q '<p class="advice" id="advice">Worth a relaunch: application −10% predicted (at most: the p_mpi estimate is an upper bound).</p>' timed.html
 grep -q 'p_mpi 50% (the share of the profiled run' timed.html
+# Replayed whole-application times (rankmap-sim compare) replace the estimate.
+"$report" -q -p timed.prof --ppn 4 block.map s.map --simulated block=0.002 --simulated s.map=0.0016 \
+  --whole-app block=0.01 --whole-app s.map=0.0095 -o replayed.html
+grep -q '<p class="verdict" id="verdict">rankmap vs block: communication −20% (simulated), application −5% (replayed); hop-bytes' replayed.html || {
+  echo "replayed verdict:"; grep -o '<p class="verdict"[^<]*' replayed.html; exit 1; }
+grep -q '<p class="advice" id="advice">Worth a relaunch: application −5% predicted (replayed).</p>' replayed.html
+grep -q '>whole-app time (replay)</td><td>10.0 ms</td><td>9.50 ms</td><td class="better">−5%</td>' replayed.html || {
+  echo "whole-app row:"; grep -o '[^>]*>whole-app time (replay)</td>.\{0,120\}' replayed.html; exit 1; }
 sed 's/ wall=0 mpi=0/ wall=20 mpi=1/' s.prof > low.prof
 "$report" -q -p low.prof --ppn 4 block.map s.map --simulated block=0.002 --simulated s.map=0.0018 -o low.html
 grep -q '<p class="verdict" id="verdict">rankmap vs block: communication −10% (simulated), application −0.5% at p_mpi 5%; hop-bytes' low.html

@@ -122,6 +122,14 @@ inline const MetricInfo& simulated_time_metric() {
   return info;
 }
 
+inline const MetricInfo& whole_app_time_metric() {
+  static const MetricInfo info{"whole_app_seconds", "whole-app time (replay)", MetricUnit::seconds, Better::lower,
+                               "run time of the whole application, computation included, replayed in SimGrid on this "
+                               "placement (rankmap-sim compare)",
+                               nullptr};
+  return info;
+}
+
 // The lower bounds and the gaps to them: meaningless when the bound was not
 // computed (--no-bound), where tables print n/a.
 inline bool from_lower_bound(const MetricInfo& m) {
