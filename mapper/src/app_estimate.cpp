@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <utility>
 
 namespace rankmap {
 
@@ -33,6 +35,9 @@ MpiFraction mpi_fraction(const Profile& profile) {
   MpiFraction f;
   double wall = 0, mpi = 0;
   bool all_yield = true;
+  std::set<std::pair<std::string, int>> started_on;
+  for (const RankInfo& r : profile.rank_info)
+    if (r.core >= 0 && !started_on.insert({r.host, r.core}).second) ++f.ranks_sharing_a_core;
   for (const RankInfo& r : profile.rank_info) {
     if (!(r.wall > 0) || !std::isfinite(r.wall) || !(r.mpi >= 0) || !std::isfinite(r.mpi)) continue;
     const double in_mpi = std::min(r.mpi, r.wall);  // threads' times are summed: cap at the rank's wall

@@ -104,6 +104,11 @@ void note_p_mpi(const std::string& path, const MpiFraction& f, int ranks, bool q
                 100 * f.max, f.timed_ranks, ranks,
                 f.yield ? "; waits through the yield shim" : "");
   cli::print_note("rankmap", path + buf);
+  if (f.ranks_sharing_a_core > 0)
+    cli::print_warning("rankmap", path + ": " + std::to_string(f.ranks_sharing_a_core) +
+                                      " ranks started on a core another rank started on: an oversubscribed run, whose "
+                                      "p_mpi counts waiting for descheduled partners; the application change assumes "
+                                      "it is the real run's");
 }
 
 // Keys in catalogue order; whole numbers as integers; n/a as null. Every

@@ -302,7 +302,12 @@ int report_main(int argc, char** argv) {
   if (p_mpi.known())
     std::snprintf(p_note, sizeof p_note, "p_mpi %.3g%% (the share of the profiled run's time inside MPI; ranks %.3g%% to %.3g%%)",
                   100 * p_mpi.mean, 100 * p_mpi.min, 100 * p_mpi.max);
-  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks, " + p_note + "; machine " +
+  std::string shared = p_mpi.ranks_sharing_a_core > 0
+                           ? " (an oversubscribed run: " + std::to_string(p_mpi.ranks_sharing_a_core) +
+                                 " ranks started on a core another rank started on, so p_mpi counts waiting for "
+                                 "descheduled partners)"
+                           : "";
+  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks, " + p_note + shared + "; machine " +
                     to_string(mappings.front().machine),
                 last > 0 ? "The last column is the change of " + names[last] + " against " + names[0] +
                                " (green: better, red: worse). Hover a metric for what it means; the legend below "

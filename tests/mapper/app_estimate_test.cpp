@@ -53,6 +53,15 @@ TEST_CASE("p_mpi: sum of mpi over sum of wall; untimed ranks left out; capped at
   f = mpi_fraction(timed({{0, 0}, {0, 0}}));
   CHECK(!f.known());
   CHECK(std::isnan(f.mean));
+  // Two ranks that started on core 0 of one host: an oversubscribed run.
+  Profile shared = timed({{10, 9}, {10, 9}, {10, 9}});
+  shared.rank_info[0].core = 0;
+  shared.rank_info[1].core = 0;
+  shared.rank_info[2].core = 1;
+  CHECK(mpi_fraction(shared).ranks_sharing_a_core == 1);
+  shared.rank_info[1].host = "other";
+  CHECK(mpi_fraction(shared).ranks_sharing_a_core == 0);
+  CHECK(mpi_fraction(timed({{10, 1}, {10, 1}})).ranks_sharing_a_core == 0);  // core -1: unknown, not shared
   Profile y = timed({{4, 1}});
   y.rank_info[0].yield = true;
   CHECK(mpi_fraction(y).yield);

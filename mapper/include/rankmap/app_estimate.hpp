@@ -33,6 +33,11 @@ struct MpiFraction {
   double min = kNoValue, max = kNoValue;  // over the timed ranks
   int timed_ranks = 0;                    // ranks with wall > 0; 0: the profile has no timing
   bool yield = false;                     // every timed rank waited through the yield shim (yield=1)
+  // Ranks that started on a (host, core) an earlier rank started on: the run
+  // was oversubscribed, and its waits include partners that were not
+  // scheduled, so p_mpi says more about the machine it ran on than about
+  // the application (a 128-rank run on a 2-core laptop gives ~100%).
+  int ranks_sharing_a_core = 0;
 
   bool known() const { return timed_ranks > 0; }
 };
