@@ -165,7 +165,8 @@ int run_compare(const CompareArgs& a, sim::ReplayOptions options) {
     request.extra_flags = options.extra_flags;
     progress("recording " + a.record + " on " + a.mappings.front() + (a.no_computation ? " (communication only)" : " (with computation)") + " ...");
     const auto start = std::chrono::steady_clock::now();
-    sim::RunResult recorded = cli::take(sim::record_trace(request));
+    // A program that fails under smpirun ends the run with 1, as in `run`.
+    sim::RunResult recorded = cli::take(sim::record_trace(request), "", 1);
     char line[160];
     std::snprintf(line, sizeof line, "recorded %s: the recording run took %.9g s simulated, %.1f s wall", a.record.c_str(),
                   recorded.simulated_time ? *recorded.simulated_time : NAN,
@@ -285,6 +286,10 @@ int sim_main(int argc, char** argv) {
   CLI::App* compare = app.add_subcommand(
       "compare", "whole-application comparison: record a trace with computation once (or take one), replay it on "
                  "every mapping, comm-only and whole-application, next to the p_mpi estimate");
+  compare->footer(
+      "Record and compare: rankmap-sim compare block.map other.map --record app.txt -- PROGRAM [ARGS...]\n"
+      "Re-run on the recorded trace (same numbers): rankmap-sim compare block.map other.map --trace app.txt\n"
+      "Details: docs/simulation.md, \"Whole-application comparison\"");
   compare->add_option("mappings", compare_args.mappings, "mappings to compare; the first is the baseline and the recording's placement")
       ->required();
   compare->add_option("--trace", compare_args.trace, "a recorded trace index to replay (deterministic: same numbers on re-run)");

@@ -95,6 +95,10 @@ bad "rankmap-sim: s.prof: the profile has no MPI time (wall=0 on every rank)" bl
 "$rankmap" synth -q --pattern ring --ranks 64 -o r64.prof
 "$rankmap" map -q -p r64.prof -m desmos --ppn 4 --algorithm block -o b64.map > /dev/null
 bad "rankmap-sim: b64.map: places 64 ranks but block.map places 32" block.map b64.map --trace rec/halo.txt
+# A program that fails while recorded: exit 1, as rankmap-sim run.
+set +e; "$sim" compare -q block.map --record failed/t.txt -- "$examples/halo3d" --bogus 1 > out.txt 2> err.txt; status=$?; set -e
+expect_eq "$status" 1 "exit status when the recorded program fails"
+grep -q "^rankmap-sim: recording failed (smpirun exit status " err.txt || fail "recording failure: $(cat err.txt)"
 "$sim" compare --help | grep -q "^Usage: rankmap-sim compare" || fail "compare --help"
 expect_eq "$("$sim" compare --version)" "rankmap-sim (rankmap) $("$sim" --version | awk '{ print $3 }')" "compare --version"
 bad "rankmap-sim: unknown option '--no-such-flag' (see rankmap-sim --help)" block.map --trace rec/halo.txt --no-such-flag
