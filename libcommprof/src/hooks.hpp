@@ -8,12 +8,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
 #include "peer_table.hpp"
+#include "trace.hpp"
 
 #if defined(COMMPROF_SMPI)
 // SimGrid SMPI build (libcommprof-smpi.a, see smpi/README.md): linked
@@ -93,17 +95,40 @@ class Entry {
     if (COMMPROF_UNLIKELY(mode == kUninitialized)) mode = enter_slow();
     mode_ = mode;
     if (mode == kCountingTimed) start_ = clock_ticks();
+    // One load and a branch when not tracing (trace.hpp).
+    tracing_ = COMMPROF_UNLIKELY(trace::g_on) && mode >= kCounting && trace::enter();
   }
   ~Entry() {
     if (mode_ == kCountingTimed) thread_state().mpi_ticks += clock_ticks() - start_;
+    if (COMMPROF_UNLIKELY(tracing_)) trace::leave();
   }
   Entry(const Entry&) = delete;
   Entry& operator=(const Entry&) = delete;
   bool counting() const { return mode_ >= kCounting; }
+  bool tracing() const { return tracing_; }
 
  private:
   std::uint8_t mode_;
+  bool tracing_;
   std::uint64_t start_ = 0;
+};
+
+// Statuses a wrapper lends to a completion call the program made with
+// MPI_STATUSES_IGNORE, while tracing (the trace needs each receive's source).
+// Uninitialised storage: nothing is done when n is 0.
+class StatusArray {
+ public:
+  explicit StatusArray(int n) : n_(n > 0 ? n : 0) {
+    if (n_ > kInline) heap_.reset(new MPI_Status[static_cast<std::size_t>(n_)]);
+  }
+  int size() const { return n_; }
+  MPI_Status* data() { return n_ > kInline ? heap_.get() : inline_; }
+
+ private:
+  static constexpr int kInline = 16;
+  int n_;
+  MPI_Status inline_[kInline];
+  std::unique_ptr<MPI_Status[]> heap_;
 };
 
 // --- datatype sizes -------------------------------------------------------

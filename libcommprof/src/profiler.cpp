@@ -24,6 +24,7 @@
 #include "hooks.hpp"
 #include "rankmap/profile.hpp"
 #include "settings.hpp"
+#include "trace.hpp"
 
 namespace commprof {
 
@@ -398,6 +399,7 @@ void initialize_locked() {
   check_builtin_size_fast_path();
   r.wall_start = monotonic_seconds();
   r.ticks_start = clock_ticks();
+  trace::start(r.settings, r.world_rank, r.world_size);
   g_mode.store(r.settings.TIMING ? kCountingTimed : kCounting, std::memory_order_release);
 }
 
@@ -572,6 +574,8 @@ void finish() {
                    ranks_enabled, r.world_size);
     return;
   }
+  // The trace ends here (its own collectives), before the profile's gathers.
+  trace::finish();
 
   const double wall = monotonic_seconds() - r.wall_start;
   const std::uint64_t ticks = clock_ticks() - r.ticks_start;

@@ -1,0 +1,95 @@
+// libcommprof's trace mode (COMMPROF_TRACE=DIR, commprof-run --trace DIR):
+// besides the profile, each rank writes its MPI calls in program order as
+// SimGrid's time-independent (TI) trace, the format `smpirun -trace-ti` writes
+// and `smpirun -replay` / `rankmap-sim replay` read (docs/profiler.md, "Trace
+// mode"). Only the thread that initialised tracing is traced; anything the
+// format cannot say (a collective on a sub-communicator, a nonblocking
+// collective, persistent requests, a second thread) stops the trace with one
+// message and leaves it marked incomplete; the profile and the application
+// are never affected.
+//
+// Cost: everything here runs only while tracing (the wrappers test
+// Entry::tracing()). Actions are formatted into a per-rank buffer flushed
+// with write(2) in large blocks; a size cap and a free-space check stop the
+// trace before it can fill a disk.
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <string>
+
+namespace commprof {
+
+struct Settings;
+
+namespace trace {
+
+// True while this process records a trace (set once at init, cleared when
+// tracing stops). Read on every wrapper entry: a plain load.
+extern bool g_on;
+
+// Entry/exit of a wrapped MPI call. enter() returns false when the calling
+// thread is not the traced one (then stops the trace: one thread only).
+bool enter();
+void leave();
+
+// Start of the run (after MPI is initialised, from initialize_locked) and
+// end of the run (collective over MPI_COMM_WORLD, from finish(), before the
+// profile gather): flush, rename the temporary files, rank 0 writes the index.
+void start(const Settings& settings, int world_rank, int world_size);
+void finish();
+
+// Stops tracing with one message on stderr (this rank) and marks the trace
+// incomplete. Safe to call more than once; the first reason is kept.
+void stop(const std::string& reason);
+
+// --- events (arguments as the wrappers have them) ---------------------------
+void send(MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type, const MPI_Request* request);
+void recv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype type, const MPI_Status* status);
+void irecv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype type, MPI_Request request);
+void sendrecv(MPI_Comm comm, int dest, MPI_Count sendcount, MPI_Datatype sendtype, int source, MPI_Count recvcount,
+              MPI_Datatype recvtype, const MPI_Status* status);
+
+// Completion calls: *_pre notes the handles before MPI may null them; the
+// post half says which of them completed (with statuses, never ignored while
+// tracing: the wrappers pass their own).
+void requests_pre(int count, const MPI_Request requests[]);
+void completed_all(const MPI_Status statuses[]);                 // Wait, Waitall, Testall with flag
+void completed_one(int index, const MPI_Status* status);        // Waitany, Testany, Test (index 0)
+void completed_some(int outcount, const int indices[], const MPI_Status statuses[]);
+void completed_none();                                           // a Test that found nothing done
+
+// Collectives. `mpi_name` is the wrapper's (__func__): nonblocking ones
+// ("MPI_I...") stop the trace, as the TI format has none.
+void barrier(MPI_Comm comm, const char* mpi_name);
+void bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name);
+void reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name);
+void allreduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, const char* mpi_name);
+void alltoall(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
+              MPI_Datatype recvtype, const char* mpi_name);
+void gather(MPI_Comm comm, const char* op, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
+            MPI_Count recvcount, MPI_Datatype recvtype, int root, const char* mpi_name);
+void allgather(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
+               MPI_Datatype recvtype, const char* mpi_name);
+template <class Count>
+void alltoallv(MPI_Comm comm, const void* sendbuf, const Count sendcounts[], MPI_Datatype sendtype,
+               const Count recvcounts[], MPI_Datatype recvtype, const char* mpi_name);
+template <class Count>
+void gatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
+             MPI_Datatype recvtype, int root, const char* mpi_name);
+template <class Count>
+void scatterv(MPI_Comm comm, const Count sendcounts[], MPI_Datatype sendtype, const void* recvbuf, Count recvcount,
+              MPI_Datatype recvtype, int root, const char* mpi_name);
+template <class Count>
+void allgatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
+                MPI_Datatype recvtype, const char* mpi_name);
+template <class Count>
+void reduce_scatter(MPI_Comm comm, const Count recvcounts[], MPI_Datatype type, const char* mpi_name);
+void reduce_scatter_block(MPI_Comm comm, MPI_Count recvcount, MPI_Datatype type, const char* mpi_name);
+
+// Calls the TI format cannot express: stop the trace, naming the call.
+void unsupported(const char* mpi_name);
+
+}  // namespace trace
+}  // namespace commprof
