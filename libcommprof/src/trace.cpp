@@ -57,13 +57,17 @@ constexpr std::uint64_t kMinFreeBytes = std::uint64_t{256} << 20;
 // SimGrid's id of MPI_BYTE (smpi_datatype.cpp; replay.cpp's table).
 constexpr int kByteId = 6;
 
-// Computation is measured as the traced thread's CPU time, not wall time:
-// on a shared or oversubscribed node the time a rank waits for a core is not
-// work the replay should redo (measured here: 8 ranks on 2 cores turned 6 ms
-// of work per rank into 0.3 s of wall time between MPI calls).
+// Computation is measured by default as the traced thread's CPU time, not
+// wall time: on a shared or oversubscribed node the time a rank waits for a
+// core is not work the replay should redo (measured here: 8 ranks on 2 cores
+// turned 6 ms of work per rank into 0.3 s of wall time between MPI calls).
+// The thread CPU clock is a system call, the monotonic one is not: wall time
+// (COMMPROF_TRACE_CLOCK=wall) is the cheaper choice on dedicated cores.
+clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
+
 std::uint64_t now_ns() {
   timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  clock_gettime(g_clock, &ts);
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
@@ -189,8 +193,15 @@ std::int64_t emit(Tracer& t) {
   return offset;
 }
 
+// Gaps shorter than this are carried over to the next action rather than
+// written: back-to-back MPI calls (a loop of Isends) would otherwise double
+// the trace with "compute 40" lines. The total stays exact; a compute moves
+// by less than this.
+constexpr std::uint64_t kMinComputeNs = 1000;
+
 // The time the program spent outside MPI since the last action, as flops.
-void emit_compute(Tracer& t) {
+void emit_compute(Tracer& t, bool force = false) {
+  if (t.outside_ns < kMinComputeNs && !force) return;
   const double flops = static_cast<double>(t.outside_ns) * t.flops_per_ns;
   t.outside_ns = 0;
   if (flops < 1) return;
@@ -370,6 +381,12 @@ void start(const Settings& settings, int world_rank, int world_size) {
   t.max_mb = settings.TRACE_MAX_MB;
   t.max_bytes = static_cast<std::uint64_t>(settings.TRACE_MAX_MB * 1024.0 * 1024.0);
   t.flops_per_ns = settings.TRACE_FLOPS * 1e-9;
+  if (settings.TRACE_CLOCK == "wall") {
+    g_clock = CLOCK_MONOTONIC;
+  } else if (settings.TRACE_CLOCK != "cpu" && world_rank == 0) {
+    std::fprintf(stderr, "commprof: warning: ignoring COMMPROF_TRACE_CLOCK='%s' (keeping cpu; cpu or wall)\n",
+                 settings.TRACE_CLOCK.c_str());
+  }
   t.line.reserve(256);
   tls_traced = true;
   g_on = true;
@@ -384,6 +401,7 @@ void finish() {
   // Everything after the last MPI call up to MPI_Finalize is computation.
   if (g_on && tls_traced) {
     t.outside_ns += now_ns() - t.last_exit_ns;
+    emit_compute(t, true);
     if (action(t, "finalize")) emit(t);
   }
   g_on = false;
