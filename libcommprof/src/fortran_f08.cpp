@@ -55,7 +55,7 @@ COMMPROF_EXPORT void mpi_init_f08_(MPI_Fint* ierror) {
   if (ierror) *ierror = rc;
   if (rc == MPI_SUCCESS) commprof::on_init();
   // Its Wait, Barrier, ... call PMPI_* directly: a trace would miss them.
-  if (commprof::trace::g_on) commprof::trace::unsupported("mpi_init_f08_ (mpi_f08 under MPICH bypasses the C wrappers)");
+  if (commprof::trace::on()) commprof::trace::unsupported("mpi_init_f08_ (mpi_f08 under MPICH bypasses the C wrappers)");
 }
 
 COMMPROF_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
@@ -65,7 +65,7 @@ COMMPROF_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided
   real(required, provided, &rc);
   if (ierror) *ierror = rc;
   if (rc == MPI_SUCCESS) commprof::on_init();
-  if (commprof::trace::g_on) commprof::trace::unsupported("mpi_init_thread_f08_ (mpi_f08 under MPICH bypasses the C wrappers)");
+  if (commprof::trace::on()) commprof::trace::unsupported("mpi_init_thread_f08_ (mpi_f08 under MPICH bypasses the C wrappers)");
 }
 
 }  // extern "C"

@@ -96,7 +96,7 @@ class Entry {
     mode_ = mode;
     if (mode == kCountingTimed) start_ = clock_ticks();
     // One load and a branch when not tracing (trace.hpp).
-    tracing_ = COMMPROF_UNLIKELY(trace::g_on) && mode >= kCounting && trace::enter();
+    tracing_ = COMMPROF_UNLIKELY(trace::on()) && mode >= kCounting && trace::enter();
   }
   ~Entry() {
     if (mode_ == kCountingTimed) thread_state().mpi_ticks += clock_ticks() - start_;

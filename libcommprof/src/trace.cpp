@@ -39,7 +39,7 @@
 
 namespace commprof::trace {
 
-bool g_on = false;
+std::atomic<bool> g_on{false};
 
 namespace {
 
@@ -94,7 +94,7 @@ struct Tracer {
   std::uint64_t outside_ns = 0;   // time outside MPI since the last action
   std::uint64_t last_exit_ns = 0;
   bool started = false;
-  bool stopped = false;
+  std::atomic<bool> stopped{false};  // stop() may come from an untraced thread
   bool verbose = false;
   std::uint64_t actions = 0;
   std::string line;  // the action being formatted (capacity kept)
@@ -334,8 +334,7 @@ void write_wait(Tracer& t, const Pending& p) {
 void stop(const std::string& reason) {
   Tracer& t = tracer();
   g_on = false;
-  if (t.stopped || !t.started) return;
-  t.stopped = true;
+  if (!t.started || t.stopped.exchange(true)) return;  // one message per rank
   std::fprintf(stderr, "commprof: rank %d: trace stopped, %s; the trace in %s is incomplete (the profile is not affected)\n",
                t.rank, reason.c_str(), t.dir.c_str());
 }
@@ -399,7 +398,7 @@ void start(const Settings& settings, int world_rank, int world_size) {
 void finish() {
   Tracer& t = tracer();
   // Everything after the last MPI call up to MPI_Finalize is computation.
-  if (g_on && tls_traced) {
+  if (on() && tls_traced) {
     t.outside_ns += now_ns() - t.last_exit_ns;
     emit_compute(t, true);
     if (action(t, "finalize")) emit(t);

@@ -16,6 +16,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -26,8 +27,10 @@ struct Settings;
 namespace trace {
 
 // True while this process records a trace (set once at init, cleared when
-// tracing stops). Read on every wrapper entry: a plain load.
-extern bool g_on;
+// tracing stops, possibly by another thread). Read on every wrapper entry: a
+// relaxed load, as cheap as a plain one.
+extern std::atomic<bool> g_on;
+inline bool on() { return g_on.load(std::memory_order_relaxed); }
 
 // Entry/exit of a wrapped MPI call. enter() returns false when the calling
 // thread is not the traced one (then stops the trace: one thread only).
