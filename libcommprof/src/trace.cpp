@@ -39,7 +39,6 @@
 
 namespace commprof::trace {
 
-std::atomic<bool> g_on{false};
 
 namespace {
 
@@ -331,16 +330,18 @@ void write_wait(Tracer& t, const Pending& p) {
 
 // --- lifecycle ----------------------------------------------------------------
 
+bool on() { return mode_traces(g_mode.load(std::memory_order_relaxed)); }
+
 void stop(const std::string& reason) {
   Tracer& t = tracer();
-  g_on = false;
+  g_mode.fetch_and(static_cast<std::uint8_t>(~kTraceBit));
   if (!t.started || t.stopped.exchange(true)) return;  // one message per rank
   std::fprintf(stderr, "commprof: rank %d: trace stopped, %s; the trace in %s is incomplete (the profile is not affected)\n",
                t.rank, reason.c_str(), t.dir.c_str());
 }
 
-void start(const Settings& settings, int world_rank, int world_size) {
-  if (settings.TRACE.empty()) return;
+bool start(const Settings& settings, int world_rank, int world_size) {
+  if (settings.TRACE.empty()) return false;
   Tracer& t = tracer();
   t.rank = world_rank;
   t.size = world_size;
@@ -351,7 +352,7 @@ void start(const Settings& settings, int world_rank, int world_size) {
   t.stopped = true;
   if (world_rank == 0)
     std::fprintf(stderr, "commprof: COMMPROF_TRACE is ignored under SimGrid: use smpirun -trace-ti\n");
-  return;
+  return false;
 #else
   char resolved[PATH_MAX];
   t.dir = settings.TRACE;
@@ -359,7 +360,7 @@ void start(const Settings& settings, int world_rank, int world_size) {
     t.stopped = true;
     std::fprintf(stderr, "commprof: rank %d: cannot create the trace directory %s: %s; no trace\n", world_rank,
                  t.dir.c_str(), std::strerror(errno));
-    return;
+    return false;
   }
   if (realpath(t.dir.c_str(), resolved) != nullptr) t.dir = resolved;
   // A trace of an earlier run must not pass for this run's.
@@ -374,7 +375,7 @@ void start(const Settings& settings, int world_rank, int world_size) {
     t.stopped = true;
     std::fprintf(stderr, "commprof: rank %d: cannot create %s: %s; no trace\n", world_rank, t.tmp_path.c_str(),
                  std::strerror(errno));
-    return;
+    return false;
   }
   t.buffer.reset(new char[kBufferBytes]);
   t.max_mb = settings.TRACE_MAX_MB;
@@ -388,22 +389,23 @@ void start(const Settings& settings, int world_rank, int world_size) {
   }
   t.line.reserve(256);
   tls_traced = true;
-  g_on = true;
   begin(t, "init");
   emit(t);
   t.last_exit_ns = now_ns();
+  return true;
 #endif
 }
 
 void finish() {
   Tracer& t = tracer();
   // Everything after the last MPI call up to MPI_Finalize is computation.
-  if (on() && tls_traced) {
+  // finish() runs after the profile set g_mode to kOff: the stopped flag says
+  // whether tracing was still on.
+  if (t.started && !t.stopped && tls_traced) {
     t.outside_ns += now_ns() - t.last_exit_ns;
     emit_compute(t, true);
     if (action(t, "finalize")) emit(t);
   }
-  g_on = false;
   int mine[2] = {t.started ? 1 : 0, t.stopped ? 1 : 0}, all[2] = {0, 0};
   PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (all[0] == 0) return;
@@ -444,14 +446,14 @@ void finish() {
   if (t.verbose) std::fprintf(stderr, "commprof: wrote trace %s\n", index_path.c_str());
 }
 
-bool enter() {
+std::uint8_t enter(std::uint8_t mode) {
   if (COMMPROF_UNLIKELY(!tls_traced)) {
     stop("a second thread called MPI (only the thread that initialised MPI is traced)");
-    return false;
+    return static_cast<std::uint8_t>(mode & ~kTraceBit);
   }
   Tracer& t = tracer();
   t.outside_ns += now_ns() - t.last_exit_ns;
-  return true;
+  return mode;
 }
 
 void leave() { tracer().last_exit_ns = now_ns(); }

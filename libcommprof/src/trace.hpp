@@ -16,7 +16,6 @@
 
 #include <mpi.h>
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 
@@ -26,25 +25,26 @@ struct Settings;
 
 namespace trace {
 
-// True while this process records a trace (set once at init, cleared when
-// tracing stops, possibly by another thread). Read on every wrapper entry: a
-// relaxed load, as cheap as a plain one.
-extern std::atomic<bool> g_on;
-inline bool on() { return g_on.load(std::memory_order_relaxed); }
+// While this process records a trace, g_mode (hooks.hpp) carries kTraceBit:
+// set at init when start() says so, cleared by stop(), possibly from another
+// thread.
+bool on();
 
-// Entry/exit of a wrapped MPI call. enter() returns false when the calling
-// thread is not the traced one (then stops the trace: one thread only).
-bool enter();
+// Entry/exit of a wrapped MPI call in a tracing mode. enter() returns the
+// mode, without kTraceBit when the calling thread is not the traced one (it
+// then stops the trace: one thread only).
+std::uint8_t enter(std::uint8_t mode);
 void leave();
 
-// Start of the run (after MPI is initialised, from initialize_locked) and
-// end of the run (collective over MPI_COMM_WORLD, from finish(), before the
-// profile gather): flush, rename the temporary files, rank 0 writes the index.
-void start(const Settings& settings, int world_rank, int world_size);
+// Start of the run (after MPI is initialised, from initialize_locked; true:
+// add kTraceBit to the mode) and end of the run (collective over
+// MPI_COMM_WORLD, from finish(), before the profile gather): flush, rename
+// the temporary files, rank 0 writes the index.
+bool start(const Settings& settings, int world_rank, int world_size);
 void finish();
 
 // Stops tracing with one message on stderr (this rank) and marks the trace
-// incomplete. Safe to call more than once; the first reason is kept.
+// incomplete. Safe to call more than once, from any thread; the first reason is kept.
 void stop(const std::string& reason);
 
 // --- events (arguments as the wrappers have them) ---------------------------
