@@ -202,7 +202,7 @@ def fortran_wrappers(kinds, functions, protos, symbols):
             out.append(f"  using Real = void (*)({', '.join(ftypes)});")
             out.append(f'  static const Real real = commprof::fortran::next<Real>("{real}");')
             out.append("  commprof::Entry entry;")
-            out.append(f'  if (entry.tracing()) commprof::trace::unsupported("{sym} (Fortran)");')
+            out.append(f'  if (entry.tracing()) commprof::trace::fortran("{sym}");')
             out.append("  MPI_Fint rc = MPI_SUCCESS;")
             if "pre" in when and action:
                 out.append("  if (entry.counting()) {")

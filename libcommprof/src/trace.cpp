@@ -31,6 +31,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <unordered_map>
 #include <vector>
 
 #include "collectives.hpp"
@@ -79,6 +80,15 @@ struct Pending {
   std::int64_t patch_at = -1;  // file offset of the source field, tag field follows; -1: nothing to patch
 };
 
+// What one MPI_Start of a persistent point-to-point request posts.
+struct Plan {
+  MPI_Comm comm;
+  bool is_recv;
+  int peer, tag;  // communicator rank and tag as given to *_init
+  MPI_Count count;
+  MPI_Datatype type;
+};
+
 struct Tracer {
   int rank = -1;
   int size = 0;
@@ -99,6 +109,7 @@ struct Tracer {
   std::string line;  // the action being formatted (capacity kept)
   std::vector<Pending> pending;
   std::vector<MPI_Request> completing;  // handles of the completion call in progress
+  std::unordered_map<MPI_Request, Plan> plans;  // persistent requests created while tracing
 };
 
 Tracer& tracer() {
@@ -535,6 +546,40 @@ void sendrecv(MPI_Comm comm, int dest, MPI_Count sendcount, MPI_Datatype sendtyp
   field(t, out.id);
   field(t, in.id);
   emit(t);
+}
+
+// --- persistent requests -------------------------------------------------------
+
+void persistent_init(MPI_Request request, MPI_Comm comm, bool is_recv, int peer, int tag, MPI_Count count,
+                MPI_Datatype type) {
+  // insert_or_assign: a handle freed behind our back may be reused.
+  tracer().plans.insert_or_assign(request, Plan{comm, is_recv, peer, tag, count, type});
+}
+
+void start(int count, const MPI_Request requests[]) {
+  Tracer& t = tracer();
+  for (int i = 0; i < count && !t.stopped; ++i) {
+    MPI_Request handle = requests[i];
+    auto it = t.plans.find(handle);
+    if (it == t.plans.end())
+      return stop("MPI_Start of a persistent collective or of a request made before tracing began");
+    const Plan& p = it->second;
+    if (p.is_recv)
+      irecv(p.comm, p.peer, p.tag, p.count, p.type, handle);
+    else
+      send(p.comm, p.peer, p.tag, p.count, p.type, &handle);
+  }
+}
+
+void request_free(MPI_Request request) {
+  Tracer& t = tracer();
+  t.plans.erase(request);
+  // An active request freed: MPI completes it unseen; the replay keeps it
+  // outstanding, as this trace does, so later waitalls stay matched.
+}
+
+void fortran(const char* symbol) {
+  stop(std::string("Fortran calls are not traced under Open MPI (") + symbol + ")");
 }
 
 // --- completion ---------------------------------------------------------------

@@ -54,6 +54,16 @@ void irecv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype typ
 void sendrecv(MPI_Comm comm, int dest, MPI_Count sendcount, MPI_Datatype sendtype, int source, MPI_Count recvcount,
               MPI_Datatype recvtype, const MPI_Status* status);
 
+// Persistent point-to-point requests: *_init notes what a Start posts (an
+// isend or an irecv, completed like any other); request_free forgets it.
+void persistent_init(MPI_Request request, MPI_Comm comm, bool is_recv, int peer, int tag, MPI_Count count,
+                MPI_Datatype type);
+void start(int count, const MPI_Request requests[]);
+void request_free(MPI_Request request);
+
+// Fortran entry points (Open MPI builds) do not trace: the first one stops it.
+void fortran(const char* symbol);
+
 // Completion calls: *_pre notes the handles before MPI may null them; the
 // post half says which of them completed (with statuses, never ignored while
 // tracing: the wrappers pass their own).
