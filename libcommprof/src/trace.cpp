@@ -78,6 +78,7 @@ struct Pending {
   int src, dst, tag;   // world ranks
   bool is_recv;
   std::int64_t patch_at = -1;  // file offset of the source field, tag field follows; -1: nothing to patch
+  bool done = false;           // completed by the call being processed
 };
 
 // What one MPI_Start of a persistent point-to-point request posts.
@@ -105,7 +106,6 @@ struct Tracer {
   bool started = false;
   std::atomic<bool> stopped{false};  // stop() may come from an untraced thread
   bool verbose = false;
-  std::uint64_t actions = 0;
   std::string line;  // the action being formatted (capacity kept)
   std::vector<Pending> pending;
   std::vector<MPI_Request> completing;  // handles of the completion call in progress
@@ -199,7 +199,6 @@ std::int64_t emit(Tracer& t) {
     std::memcpy(t.buffer.get() + t.used, t.line.data(), t.line.size());
     t.used += t.line.size();
   }
-  ++t.actions;
   return offset;
 }
 
@@ -302,6 +301,7 @@ bool collective(Tracer& t, MPI_Comm comm, const char* name, const char* mpi_name
 }
 
 std::size_t find_pending(const Tracer& t, MPI_Request handle) {
+  if (handle == MPI_REQUEST_NULL) return t.pending.size();  // also what freed requests are set to
   for (std::size_t i = 0; i < t.pending.size(); ++i)
     if (t.pending[i].handle == handle) return i;
   return t.pending.size();
@@ -574,8 +574,11 @@ void start(int count, const MPI_Request requests[]) {
 void request_free(MPI_Request request) {
   Tracer& t = tracer();
   t.plans.erase(request);
-  // An active request freed: MPI completes it unseen; the replay keeps it
-  // outstanding, as this trace does, so later waitalls stay matched.
+  // An active request freed: MPI completes it unseen. The replay keeps it
+  // outstanding, and so does this trace (waitall stays "everything
+  // outstanding"), but under no handle: MPI may reuse this one.
+  const std::size_t p = find_pending(t, request);
+  if (p < t.pending.size()) t.pending[p].handle = MPI_REQUEST_NULL;
 }
 
 void fortran(const char* symbol) {
@@ -591,28 +594,31 @@ void requests_pre(int count, const MPI_Request requests[]) {
 
 void completed_all(const MPI_Status statuses[]) {
   Tracer& t = tracer();
-  std::vector<std::size_t> done;  // indices into pending, in the call's order
+  std::size_t done = 0;
   for (std::size_t i = 0; i < t.completing.size(); ++i) {
     const std::size_t p = find_pending(t, t.completing[i]);
-    if (p == t.pending.size()) continue;  // null, MPI_PROC_NULL, persistent, or begun before tracing
+    if (p == t.pending.size()) continue;  // null, MPI_PROC_NULL, or begun before tracing
     Pending& entry = t.pending[p];
     if (entry.is_recv) resolve(t, entry, &statuses[i]);
-    done.push_back(p);
+    entry.done = true;
+    ++done;
   }
-  if (done.empty()) return;
-  if (t.completing.size() > 1 && done.size() == t.pending.size()) {
+  if (done == 0) return;
+  if (t.completing.size() > 1 && done == t.pending.size()) {
     if (action(t, "waitall")) {
-      field(t, done.size());
+      field(t, done);
       emit(t);
     }
     t.pending.clear();
     return;
   }
-  for (std::size_t p : done) write_wait(t, t.pending[p]);
-  std::vector<Pending> left;
-  for (std::size_t p = 0; p < t.pending.size(); ++p)
-    if (std::find(done.begin(), done.end(), p) == done.end()) left.push_back(t.pending[p]);
-  t.pending.swap(left);
+  // One wait per completed request, in the call's order.
+  for (MPI_Request handle : t.completing) {
+    const std::size_t p = find_pending(t, handle);
+    if (p < t.pending.size() && t.pending[p].done) write_wait(t, t.pending[p]);
+  }
+  t.pending.erase(std::remove_if(t.pending.begin(), t.pending.end(), [](const Pending& e) { return e.done; }),
+                  t.pending.end());
 }
 
 void completed_one(int index, const MPI_Status* status) {
@@ -627,13 +633,8 @@ void completed_one(int index, const MPI_Status* status) {
 
 void completed_some(int outcount, const int indices[], const MPI_Status statuses[]) {
   if (outcount == MPI_UNDEFINED) return;
-  Tracer& t = tracer();
-  // Resolve against the handles noted before the call (MPI nulled them).
-  const std::vector<MPI_Request> handles = t.completing;
-  for (int i = 0; i < outcount; ++i) {
-    t.completing = handles;
-    completed_one(indices[i], &statuses[i]);
-  }
+  // Against the handles noted before the call (MPI nulled the completed ones).
+  for (int i = 0; i < outcount; ++i) completed_one(indices[i], &statuses[i]);
 }
 
 void completed_none() {}
