@@ -105,6 +105,7 @@ struct Tracer {
   std::uint64_t last_exit_ns = 0;
   bool started = false;
   std::atomic<bool> stopped{false};  // stop() may come from an untraced thread
+  std::string reason;                // why this rank stopped (first reason)
   bool verbose = false;
   std::string line;  // the action being formatted (capacity kept)
   std::vector<Pending> pending;
@@ -343,19 +344,22 @@ void write_wait(Tracer& t, const Pending& p) {
 
 bool on() { return mode_traces(g_mode.load(std::memory_order_relaxed)); }
 
+// The job gets one message, at the end, from rank 0 (finish()): a stop on
+// every rank (a collective on a sub-communicator) must not print P lines.
+// COMMPROF_VERBOSE=1 also prints each rank's at the moment it stops.
 void stop(const std::string& reason) {
   Tracer& t = tracer();
   g_mode.fetch_and(static_cast<std::uint8_t>(~kTraceBit));
-  if (!t.started || t.stopped.exchange(true)) return;  // one message per rank
-  std::fprintf(stderr, "commprof: rank %d: trace stopped, %s; the trace in %s is incomplete (the profile is not affected)\n",
-               t.rank, reason.c_str(), t.dir.c_str());
+  if (!t.started || t.stopped.exchange(true)) return;  // the first reason is kept
+  t.reason = reason;
+  if (t.verbose) std::fprintf(stderr, "commprof: rank %d: trace stopped: %s\n", t.rank, reason.c_str());
 }
 
 bool start(const Settings& settings, int world_rank, int world_size) {
-  if (settings.TRACE.empty()) return false;
   Tracer& t = tracer();
-  t.rank = world_rank;
+  t.rank = world_rank;  // finish() needs them on every rank, tracing or not
   t.size = world_size;
+  if (settings.TRACE.empty()) return false;
   t.started = true;
   t.verbose = settings.VERBOSE;
 #if defined(COMMPROF_SMPI)
@@ -369,8 +373,7 @@ bool start(const Settings& settings, int world_rank, int world_size) {
   t.dir = settings.TRACE;
   if (!make_dirs(t.dir)) {
     t.stopped = true;
-    std::fprintf(stderr, "commprof: rank %d: cannot create the trace directory %s: %s; no trace\n", world_rank,
-                 t.dir.c_str(), std::strerror(errno));
+    t.reason = "cannot create the directory " + t.dir + ": " + std::strerror(errno);
     return false;
   }
   if (realpath(t.dir.c_str(), resolved) != nullptr) t.dir = resolved;
@@ -384,8 +387,7 @@ bool start(const Settings& settings, int world_rank, int world_size) {
   t.fd = open(t.tmp_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (t.fd < 0) {
     t.stopped = true;
-    std::fprintf(stderr, "commprof: rank %d: cannot create %s: %s; no trace\n", world_rank, t.tmp_path.c_str(),
-                 std::strerror(errno));
+    t.reason = "cannot create " + t.tmp_path + ": " + std::strerror(errno);
     return false;
   }
   t.buffer.reset(new char[kBufferBytes]);
@@ -417,39 +419,48 @@ void finish() {
     emit_compute(t, true);
     if (action(t, "finalize")) emit(t);
   }
-  int mine[2] = {t.started ? 1 : 0, t.stopped ? 1 : 0}, all[2] = {0, 0};
-  PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (all[0] == 0) return;
+  int started = t.started ? 1 : 0, ranks_started = 0;
+  PMPI_Allreduce(&started, &ranks_started, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (ranks_started == 0) return;
   bool ok = t.started && !t.stopped && flush(t);
   close_file(t);
   if (ok && std::rename(t.tmp_path.c_str(), t.final_path.c_str()) != 0) {
-    std::fprintf(stderr, "commprof: rank %d: cannot rename %s: %s\n", t.rank, t.tmp_path.c_str(), std::strerror(errno));
+    t.reason = "cannot rename " + t.tmp_path + ": " + std::strerror(errno);
     ok = false;
   }
+  if (!t.started) t.reason = "COMMPROF_TRACE is not set on this rank";
   // A stopped rank's partial file stays as rank-N.txt.tmp, for inspection.
-  int ranks_ok = 0, me_ok = ok ? 1 : 0;
-  PMPI_Reduce(&me_ok, &ranks_ok, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
+  // The lowest failed rank tells rank 0 why (a broadcast: collectives cannot
+  // match a message the program left unreceived).
+  int me_ok = ok ? 1 : 0, ranks_ok = 0;
+  PMPI_Allreduce(&me_ok, &ranks_ok, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  int me = ok ? t.size : t.rank, first_failed = t.size;
+  PMPI_Allreduce(&me, &first_failed, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  char why[512] = {0};
+  if (first_failed < t.size) {
+    if (t.rank == first_failed) std::snprintf(why, sizeof why, "%s", t.reason.c_str());
+    PMPI_Bcast(why, sizeof why, MPI_CHAR, first_failed, MPI_COMM_WORLD);
+  }
   if (t.rank != 0 || t.dir.empty()) return;
   if (ranks_ok != t.size) {
     // No index: nothing can replay a trace with missing actions by mistake.
-    const std::string why = all[0] != t.size ? "COMMPROF_TRACE was set on " + std::to_string(all[0]) + " of " +
-                                                   std::to_string(t.size) + " ranks"
-                                             : std::to_string(t.size - ranks_ok) + " of " + std::to_string(t.size) +
-                                                   " ranks stopped tracing (see their messages)";
+    const std::string what = std::to_string(t.size - ranks_ok) + " of " + std::to_string(t.size) +
+                             " ranks stopped tracing; rank " + std::to_string(first_failed) + ": " + why;
     if (FILE* f = std::fopen((t.dir + "/INCOMPLETE").c_str(), "w")) {
-      std::fprintf(f, "incomplete trace: %s\n", why.c_str());
+      std::fprintf(f, "incomplete trace: %s\n", what.c_str());
       std::fclose(f);
     }
-    std::fprintf(stderr, "commprof: trace in %s is incomplete: %s; no index written\n", t.dir.c_str(), why.c_str());
+    std::fprintf(stderr, "commprof: trace in %s is incomplete (%s); no index written, the profile is not affected\n",
+                 t.dir.c_str(), what.c_str());
     return;
   }
   std::string index;
   for (int r = 0; r < t.size; ++r) index += t.dir + "/rank-" + std::to_string(r) + ".txt\n";
   const std::string index_path = t.dir + "/trace.txt", tmp = index_path + ".tmp";
   FILE* f = std::fopen(tmp.c_str(), "w");
-  const bool written = f != nullptr && std::fwrite(index.data(), 1, index.size(), f) == index.size();
-  if (f != nullptr && std::fclose(f) != 0) ok = false;
-  if (!written || !ok || std::rename(tmp.c_str(), index_path.c_str()) != 0) {
+  bool written = f != nullptr && std::fwrite(index.data(), 1, index.size(), f) == index.size();
+  if (f != nullptr && std::fclose(f) != 0) written = false;
+  if (!written || std::rename(tmp.c_str(), index_path.c_str()) != 0) {
     std::fprintf(stderr, "commprof: cannot write the trace index %s: %s\n", index_path.c_str(), std::strerror(errno));
     unlink(tmp.c_str());
     return;
