@@ -9,7 +9,8 @@
 #  3. with a size cap of 512 bytes tracing stops: one message for the job
 #     (from rank 0, at the end), no index, INCOMPLETE, and the run's exit
 #     status and profile are unchanged;
-#  4. a collective on a sub-communicator stops tracing the same way.
+#  4. a collective on a sub-communicator stops tracing the same way;
+#  5. so does a trace directory that cannot be created.
 # Usage: trace_test.sh BUILD_DIR WORKDIR mpich|openmpi APP NP TRACE_CHECK
 set -euo pipefail
 build=$1 work=$2 mpi=$3 app=$4 np=$5 check=$6
@@ -59,4 +60,12 @@ grep -q "trace_app: $np ranks done" sub.log || fail "sub-communicator run did no
   fail "expected one refusal message: $(cat sub.err)"
 [ ! -e sub/trace.txt ] || fail "a refused trace has an index"
 diff <(grep '^p2p ' app.prof) <(grep '^p2p ' sub.prof) > /dev/null || fail "the refusal changed the profile's traffic"
-echo "trace mode ($mpi, $np ranks): complete trace checked and replayed; cap and refusal leave run and profile intact"
+# 5. A trace directory that cannot be created: the same, with its reason.
+touch not-a-directory
+"$run" --yield -o nodir.prof --trace not-a-directory -- "${launch[@]}" "$app" < /dev/null > nodir.log 2> nodir.err ||
+  fail "the run with an unusable trace directory failed"
+grep -q "trace_app: $np ranks done" nodir.log || fail "run with an unusable trace directory did not finish"
+[ "$(grep -c commprof nodir.err)" = 1 ] && grep -q "cannot create the directory .*/not-a-directory: Not a directory" nodir.err ||
+  fail "expected one message about the directory: $(cat nodir.err)"
+diff <(grep -v '^rank ' app.prof) <(grep -v '^rank ' nodir.prof) > /dev/null || fail "the unusable directory changed the profile"
+echo "trace mode ($mpi, $np ranks): complete trace checked and replayed; cap, refusal and a bad directory leave run and profile intact"
