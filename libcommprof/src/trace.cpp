@@ -650,8 +650,6 @@ void completed_some(int outcount, const int indices[], const MPI_Status statuses
   for (int i = 0; i < outcount; ++i) completed_one(indices[i], &statuses[i]);
 }
 
-void completed_none() {}
-
 // --- collectives ----------------------------------------------------------
 
 void barrier(MPI_Comm comm, const char* mpi_name) {

@@ -71,7 +71,6 @@ void requests_pre(int count, const MPI_Request requests[]);
 void completed_all(const MPI_Status statuses[]);                 // Wait, Waitall, Testall with flag
 void completed_one(int index, const MPI_Status* status);        // Waitany, Testany, Test (index 0)
 void completed_some(int outcount, const int indices[], const MPI_Status statuses[]);
-void completed_none();                                           // a Test that found nothing done
 
 // Collectives. `mpi_name` is the wrapper's (__func__): nonblocking ones
 // ("MPI_I...") stop the trace, as the TI format has none.
