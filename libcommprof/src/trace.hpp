@@ -68,8 +68,8 @@ void fortran(const char* symbol);
 // post half says which of them completed (with statuses, never ignored while
 // tracing: the wrappers pass their own).
 void requests_pre(int count, const MPI_Request requests[]);
-void completed_all(const MPI_Status statuses[]);                 // Wait, Waitall, Testall with flag
-void completed_one(int index, const MPI_Status* status);        // Waitany, Testany, Test (index 0)
+void completed_all(const MPI_Status statuses[]);                 // Wait, Waitall; Test, Testall with flag set
+void completed_one(int index, const MPI_Status* status);        // Waitany; Testany with flag set
 void completed_some(int outcount, const int indices[], const MPI_Status statuses[]);
 
 // Collectives. `mpi_name` is the wrapper's (__func__): nonblocking ones
