@@ -5,7 +5,8 @@
 #   per call   bench/commprof/send_bench (1 rank, MPI_Send to itself, best of
 #              3 runs of 200000 x 5): ns per call without the profiler, with the
 #              profile only, with the trace too (COMMPROF_TRACE_CLOCK cpu and
-#              wall), and the trace's bytes per action;
+#              wall), and the trace's bytes per action; under MPICH and, when
+#              libcommprof-ompi is built, under Open MPI;
 #   mini-apps  each example natively under MPICH at 8 ranks on this machine
 #              (commprof-run --yield), once without the profiler, once with the
 #              profile only, once with --trace: wall time of each, the trace's
@@ -47,7 +48,7 @@ send() {  # env... -> ns per call (best of 3)
   local best=""
   for _ in 1 2 3; do
     rm -rf "$out/send-trace"
-    ns=$(env "$@" mpiexec.mpich -n 1 "$send_bench" $calls $repeats | sed -n 's/.*ns_per_iteration=\([0-9.]*\).*/\1/p')
+    ns=$(env "$@" ${launcher:-mpiexec.mpich -n 1} "${bench:-$send_bench}" $calls $repeats | sed -n 's/.*ns_per_iteration=\([0-9.]*\).*/\1/p')
     if [ -z "$best" ] || awk "BEGIN{exit !($ns < $best)}"; then best=$ns; fi
   done
   echo "$best"
@@ -60,6 +61,27 @@ send_cpu_bytes=$(stat -c %s "$out/send-trace/rank-0.txt") send_cpu_actions=$(wc 
 ns_wall=$(send LD_PRELOAD="$lib" COMMPROF_OUTPUT="$out/send.prof" COMMPROF_TRACE="$out/send-trace" COMMPROF_TRACE_CLOCK=wall)
 send_wall_bytes=$(stat -c %s "$out/send-trace/rank-0.txt") send_wall_actions=$(wc -l < "$out/send-trace/rank-0.txt")
 rm -rf "$out/send-trace"
+# The same under Open MPI (libcommprof-ompi, the benchmark built against it).
+ompi_lib="$build/libcommprof/libcommprof-ompi.so"
+ompi_rows=""
+if [ -x "$build/bench/commprof/commprof_ompi_send_bench" ] && [ -r "$ompi_lib" ]; then
+  log "per-call cost under Open MPI"
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+  bench="$build/bench/commprof/commprof_ompi_send_bench"
+  launcher="mpirun.openmpi --bind-to none -n 1"
+  o_none=$(send COMMPROF_UNUSED_=1)
+  launcher="mpirun.openmpi --bind-to none -x LD_PRELOAD=$ompi_lib -x COMMPROF_OUTPUT=$out/send.prof -n 1"
+  o_prof=$(send COMMPROF_UNUSED_=1)
+  launcher="mpirun.openmpi --bind-to none -x LD_PRELOAD=$ompi_lib -x COMMPROF_OUTPUT=$out/send.prof -x COMMPROF_TRACE=$out/send-trace -x COMMPROF_TRACE_CLOCK=cpu -n 1"
+  o_cpu=$(send COMMPROF_UNUSED_=1)
+  launcher="mpirun.openmpi --bind-to none -x LD_PRELOAD=$ompi_lib -x COMMPROF_OUTPUT=$out/send.prof -x COMMPROF_TRACE=$out/send-trace -x COMMPROF_TRACE_CLOCK=wall -n 1"
+  o_wall=$(send COMMPROF_UNUSED_=1)
+  ompi_rows=$(awk -v a="$o_none" -v b="$o_prof" -v c="$o_cpu" -v w="$o_wall" 'BEGIN {
+    printf "| Open MPI: no profiler | %.1f | | |\n| Open MPI: profile (timing on) | %.1f | | |\n", a, b
+    printf "| Open MPI: profile + trace, cpu | %.1f | %.1f | |\n| Open MPI: profile + trace, wall | %.1f | %.1f | |\n", c, c - b, w, w - b }')
+  unset bench launcher
+  rm -rf "$out/send-trace"
+fi
 
 # --- mini-apps ------------------------------------------------------------------
 "$rankmap" synth --pattern ring --ranks $ranks -o "$out/placeholder.prof" -q
@@ -105,6 +127,7 @@ section="$out/section.md"
     printf "| no profiler | %.1f | | |\n| profile (timing on) | %.1f | | |\n", a, b
     printf "| profile + trace, COMMPROF_TRACE_CLOCK=cpu (default) | %.1f | %.1f | %.1f |\n", c, c - b, cb / ca
     printf "| profile + trace, COMMPROF_TRACE_CLOCK=wall | %.1f | %.1f | %.1f |\n", w, w - b, wb / wa }'
+  [ -z "$ompi_rows" ] || echo "$ompi_rows"
   echo
   echo "**Mini-apps**, $ranks ranks natively under MPICH with the yield shim (\`commprof-run --yield [--trace DIR] -- mpiexec -n $ranks build/examples/X ARGS\`),"
   echo "wall time of the whole launch; the trace's comm-only replay on a block placement of desmos (4 ranks per node,"

@@ -90,6 +90,19 @@ struct Plan {
   MPI_Datatype type;
 };
 
+// The action being formatted. A plain buffer with a cursor: std::string's
+// appends cost ~170 instructions per line (callgrind), this ~4x less.
+struct Line {
+  std::vector<char> text = std::vector<char>(256);
+  std::size_t size = 0;
+  // Where the next n characters go; grows (rarely: v-collectives of large jobs).
+  char* room(std::size_t n) {
+    if (size + n > text.size()) text.resize(2 * (size + n));
+    return text.data() + size;
+  }
+  void end_at(const char* p) { size = static_cast<std::size_t>(p - text.data()); }
+};
+
 struct Tracer {
   int rank = -1;
   int size = 0;
@@ -107,7 +120,7 @@ struct Tracer {
   std::atomic<bool> stopped{false};  // stop() may come from an untraced thread
   std::string reason;                // why this rank stopped (first reason)
   bool verbose = false;
-  std::string line;  // the action being formatted (capacity kept)
+  Line line;
   std::vector<Pending> pending;
   std::vector<MPI_Request> completing;  // handles of the completion call in progress
   std::unordered_map<MPI_Request, Plan> plans;  // persistent requests created while tracing
@@ -153,52 +166,59 @@ bool flush(Tracer& t) {
 // --- formatting -------------------------------------------------------------
 
 void begin(Tracer& t, const char* action) {
-  t.line.clear();
-  char number[16];
-  auto r = std::to_chars(number, number + sizeof number, t.rank);
-  t.line.append(number, r.ptr);
-  t.line += ' ';
-  t.line += action;
+  Line& l = t.line;
+  l.size = 0;
+  const std::size_t n = std::strlen(action);
+  char* p = l.room(n + 16);
+  p = std::to_chars(p, p + 12, t.rank).ptr;
+  *p++ = ' ';
+  std::memcpy(p, action, n);
+  l.end_at(p + n);
 }
 
 template <class Int>
 void field(Tracer& t, Int v) {
-  char number[24];
-  auto r = std::to_chars(number, number + sizeof number, v);
-  t.line += ' ';
-  t.line.append(number, r.ptr);
+  char* p = t.line.room(24);
+  *p++ = ' ';
+  t.line.end_at(std::to_chars(p, p + 22, v).ptr);
 }
 
 // A fixed-width field; returns its position in the line.
 std::size_t padded_field(Tracer& t, int v) {
-  t.line += ' ';
-  const std::size_t at = t.line.size();
+  char* p = t.line.room(kFieldWidth + 2);
+  *p++ = ' ';
+  const std::size_t at = t.line.size + 1;
   char text[kFieldWidth + 1];
   std::snprintf(text, sizeof text, "%-*d", kFieldWidth, v);
-  t.line.append(text, kFieldWidth);
+  std::memcpy(p, text, kFieldWidth);
+  t.line.end_at(p + kFieldWidth);
   return at;
 }
 
 // Appends the formatted line; returns its file offset, or -1 when tracing stopped.
 std::int64_t emit(Tracer& t) {
-  t.line += '\n';
-  if (t.flushed + t.used + t.line.size() > t.max_bytes) {
+  char* end = t.line.room(1);
+  *end = '\n';
+  t.line.end_at(end + 1);
+  const char* data = t.line.text.data();
+  const std::size_t size = t.line.size;
+  if (t.flushed + t.used + size > t.max_bytes) {
     char cap[64];
     std::snprintf(cap, sizeof cap, "%g", t.max_mb);
     stop(std::string("the trace reached its size cap of ") + cap + " MiB per rank (COMMPROF_TRACE_MAX_MB)");
     return -1;
   }
-  if (t.used + t.line.size() > kBufferBytes && !flush(t)) return -1;
+  if (t.used + size > kBufferBytes && !flush(t)) return -1;
   const std::int64_t offset = static_cast<std::int64_t>(t.flushed + t.used);
-  if (t.line.size() > kBufferBytes) {  // a v-collective of a huge job: straight to the file
-    if (!write_all(t.fd, t.line.data(), t.line.size())) {
+  if (size > kBufferBytes) {  // a v-collective of a huge job: straight to the file
+    if (!write_all(t.fd, data, size)) {
       stop("cannot write " + t.tmp_path + ": " + std::strerror(errno));
       return -1;
     }
-    t.flushed += t.line.size();
+    t.flushed += size;
   } else {
-    std::memcpy(t.buffer.get() + t.used, t.line.data(), t.line.size());
-    t.used += t.line.size();
+    std::memcpy(t.buffer.get() + t.used, data, size);
+    t.used += size;
   }
   return offset;
 }
@@ -402,7 +422,6 @@ bool start(const Settings& settings, int world_rank, int world_size) {
     std::fprintf(stderr, "commprof: warning: ignoring COMMPROF_TRACE_CLOCK='%s' (keeping cpu; cpu or wall)\n",
                  settings.TRACE_CLOCK.c_str());
   }
-  t.line.reserve(256);
   tls_traced = true;
   begin(t, "init");
   emit(t);
