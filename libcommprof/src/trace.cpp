@@ -317,8 +317,18 @@ bool blocking(const char* mpi_name) {
   return false;
 }
 
+// A collective on a one-rank communicator (MPI_COMM_SELF, a split that left
+// a rank alone) moves nothing between ranks: nothing is written, and it does
+// not stop the trace.
+bool alone(MPI_Comm comm) {
+  if (comm == MPI_COMM_SELF) return true;
+  if (comm == MPI_COMM_WORLD) return false;
+  const CommInfo& info = comm_info(comm);
+  return !info.inter && info.size == 1;
+}
+
 bool collective(Tracer& t, MPI_Comm comm, const char* name, const char* mpi_name) {
-  return !t.stopped && blocking(mpi_name) && on_world(comm, mpi_name) && action(t, name);
+  return !t.stopped && !alone(comm) && blocking(mpi_name) && on_world(comm, mpi_name) && action(t, name);
 }
 
 std::size_t find_pending(const Tracer& t, MPI_Request handle) {

@@ -9,7 +9,8 @@
 //  - an MPI_Test polling loop, one wait completing an older isend while a
 //    newer one stays outstanding, a sendrecv inside a split communicator
 //    (ranks translated to world ranks);
-//  - the collectives SimGrid replays, on MPI_COMM_WORLD and on a dup of it.
+//  - the collectives SimGrid replays, on MPI_COMM_WORLD and on a dup of it,
+//    and one on MPI_COMM_SELF (not written: it moves nothing).
 // With --subcomm-barrier it also calls MPI_Barrier on the split communicator,
 // which a TI trace cannot express: tracing must stop, the run go on.
 #include <mpi.h>
@@ -21,14 +22,15 @@
 
 namespace {
 
-// Busy for `seconds` of CPU time: what the trace calls computation.
+// Busy for `seconds` of this thread's CPU time: what the trace calls
+// computation (by default; wall time would shrink under load on shared cores).
 double spin(double seconds) {
   timespec start{}, now{};
-  clock_gettime(CLOCK_MONOTONIC, &start);
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start);
   double x = 0;
   do {
     for (int i = 0; i < 1000; ++i) x += 1e-9 * i;
-    clock_gettime(CLOCK_MONOTONIC, &now);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   } while (static_cast<double>(now.tv_sec - start.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec - start.tv_nsec) <
            seconds);
   return x;
@@ -127,6 +129,8 @@ int main(int argc, char** argv) {
   MPI_Allgather(out.data(), 2, MPI_INT, in.data(), 2, MPI_INT, dup);
   MPI_Allgatherv(out.data(), rank + 1, MPI_DOUBLE, in.data(), counts.data(), displs.data(), MPI_DOUBLE, MPI_COMM_WORLD);
   MPI_Reduce_scatter(out.data(), in.data(), counts.data(), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  // On one rank: moves nothing, written as nothing, does not stop the trace.
+  MPI_Allreduce(out.data(), in.data(), 4, MPI_DOUBLE, MPI_SUM, MPI_COMM_SELF);
   MPI_Comm_free(&dup);
   sink += spin(0.002);
 
