@@ -5,7 +5,8 @@
 #     traffic in it, every MPI_ANY_SOURCE receive naming its real sender,
 #     every request completed, the profile's collectives, the compute gaps;
 #  2. it replays in SimGrid (rankmap-sim replay, comm-only and whole-app) on
-#     a block placement of desmos;
+#     a block placement of desmos and on the placement it was recorded with
+#     (all ranks on one host: machine "torus=1 node=core:NP");
 #  3. with a size cap of 512 bytes tracing stops: one message for the job
 #     (from rank 0, at the end), no index, INCOMPLETE, and the run's exit
 #     status and profile are unchanged;
@@ -41,6 +42,12 @@ ls trace/*.tmp > /dev/null 2>&1 && fail "temporary files left: $(ls trace)"
   { cat replay.err >&2; fail "replay failed"; }
 grep -Eq "^block.map +[0-9.e+-]+ +1.0000 +[0-9.e+-]+ +1.0000$" replay.out || fail "replay output: $(cat replay.out)"
 grep -Eq "^trace trace/trace.txt: $np ranks, .* [1-9][0-9]* compute actions" replay.out || fail "replay summary: $(cat replay.out)"
+# ... and on the placement it was recorded with: every rank on one host.
+one_host="torus=1 node=core:$np"
+"$build/mapper/rankmap" map -q -p ring.prof -m "$one_host" --algorithm block -o recorded.map > /dev/null
+"$build/simulation/rankmap-sim" replay -q --trace trace/trace.txt -m "$one_host" recorded.map > recorded.out 2> recorded.err ||
+  { cat recorded.err >&2; fail "replay on the recorded placement failed"; }
+grep -Eq "^recorded.map +[0-9.e+-]+ +1.0000 +[0-9.e+-]+ +1.0000$" recorded.out || fail "replay output: $(cat recorded.out)"
 
 # 3. The size cap.
 COMMPROF_TRACE_MAX_MB=0.0005 "$run" --yield -o capped.prof --trace capped -- "${launch[@]}" "$app" < /dev/null \
