@@ -416,6 +416,11 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
   if (result->exit_status != 0)
     return make_error("replay of " + trace.index_path + " failed (smpirun exit status " +
                       std::to_string(result->exit_status) + "): " + tail_lines(result->output, 3));
+  // SimGrid ends a deadlocked replay with status 0 and a simulated time (that
+  // of the deadlock): a time that would rank the placement as the fastest.
+  if (result->output.find("Deadlock detected") != std::string::npos)
+    return make_error("replay of " + trace.index_path +
+                      " deadlocked in SimGrid: the trace's sends, receives and waits do not match");
   auto clock = parse_replay_clock(result->output);
   if (!clock) return make_error("replay of " + trace.index_path + ": smpirun printed no simulated time");
   return ReplayRun{*clock, wall};

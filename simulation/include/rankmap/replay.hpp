@@ -81,8 +81,9 @@ const char* replay_mode_name(ReplayMode mode);
 
 // Replays `trace` on `mapping`'s machine and placement. The platform carries
 // routes between all nodes up to 512 nodes, else between the nodes the
-// mapping uses. Fails when the ranks differ, smpirun cannot run, or the replay
-// fails (with the tail of SimGrid's output).
+// mapping uses. Fails when the ranks differ, smpirun cannot run, the replay
+// fails (with the tail of SimGrid's output) or deadlocks (SimGrid then exits
+// 0 with the time of the deadlock).
 Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode mode, const ReplayOptions& options = {});
 
 // The smpirun run replay() makes: default_smpirun_flags(), the clock format,
