@@ -569,25 +569,46 @@ void irecv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype typ
   t.pending.push_back({request, comm, world, t.rank, tag, true, wildcard ? at + static_cast<std::int64_t>(source_at) : -1});
 }
 
-void sendrecv(MPI_Comm comm, int dest, MPI_Count sendcount, MPI_Datatype sendtype, int source, MPI_Count recvcount,
-              MPI_Datatype recvtype, const MPI_Status* status) {
+void sendrecv(MPI_Comm comm, int dest, int sendtag, MPI_Count sendcount, MPI_Datatype sendtype, int source, int recvtag,
+              MPI_Count recvcount, MPI_Datatype recvtype, const MPI_Status* status) {
   Tracer& t = tracer();
   if (dest < 0 || source == MPI_PROC_NULL) {  // one half only: a plain send or receive
-    if (dest >= 0) send(comm, dest, 0, sendcount, sendtype, nullptr);
-    if (source != MPI_PROC_NULL) recv(comm, source, 0, recvcount, recvtype, status);
+    if (dest >= 0) send(comm, dest, sendtag, sendcount, sendtype, nullptr);
+    if (source != MPI_PROC_NULL) recv(comm, source, recvtag, recvcount, recvtype, status);
     return;
   }
   const int to = world_rank_of(comm, dest), from = world_rank_of(comm, status->MPI_SOURCE);
   if (to < 0 || from < 0) return stop("a sendrecv with a process outside MPI_COMM_WORLD");
-  if (!action(t, "sendRecv")) return;
+  const int tag_in = recvtag == MPI_ANY_TAG ? status->MPI_TAG : recvtag;
   const Sized out = sized(sendcount, sendtype), in = sized(recvcount, recvtype);
-  field(t, out.count);
-  field(t, to);
-  field(t, in.count);
+  // SimGrid's sendRecv has no tags: it sends and receives with tag 0
+  // (checked: against an irecv/send pair with tag 5 the replay deadlocks).
+  // It is written only when both tags are 0; otherwise the same exchange
+  // with the program's tags: irecv, isend, and their two waits at once.
+  if (sendtag == 0 && tag_in == 0) {
+    if (!action(t, "sendRecv")) return;
+    field(t, out.count);
+    field(t, to);
+    field(t, in.count);
+    field(t, from);
+    field(t, out.id);
+    field(t, in.id);
+    emit(t);
+    return;
+  }
+  if (!action(t, "irecv")) return;
   field(t, from);
-  field(t, out.id);
+  field(t, tag_in);
+  field(t, in.count);
   field(t, in.id);
-  emit(t);
+  if (emit(t) < 0 || !action(t, "isend")) return;
+  field(t, to);
+  field(t, sendtag);
+  field(t, out.count);
+  field(t, out.id);
+  if (emit(t) < 0) return;
+  write_wait(t, Pending{MPI_REQUEST_NULL, comm, from, t.rank, tag_in, true});
+  write_wait(t, Pending{MPI_REQUEST_NULL, comm, t.rank, to, sendtag, false});
 }
 
 // --- persistent requests -------------------------------------------------------

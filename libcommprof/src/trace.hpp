@@ -51,8 +51,8 @@ void stop(const std::string& reason);
 void send(MPI_Comm comm, int dest, int tag, MPI_Count count, MPI_Datatype type, const MPI_Request* request);
 void recv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype type, const MPI_Status* status);
 void irecv(MPI_Comm comm, int source, int tag, MPI_Count count, MPI_Datatype type, MPI_Request request);
-void sendrecv(MPI_Comm comm, int dest, MPI_Count sendcount, MPI_Datatype sendtype, int source, MPI_Count recvcount,
-              MPI_Datatype recvtype, const MPI_Status* status);
+void sendrecv(MPI_Comm comm, int dest, int sendtag, MPI_Count sendcount, MPI_Datatype sendtype, int source, int recvtag,
+              MPI_Count recvcount, MPI_Datatype recvtype, const MPI_Status* status);
 
 // Persistent point-to-point requests: *_init notes what a Start posts (an
 // isend or an irecv, completed like any other); request_free forgets it.

@@ -92,6 +92,24 @@ int main(int argc, char** argv) {
     MPI_Wait(&send_second, MPI_STATUS_IGNORE);
   }
 
+  // MPI_Sendrecv: with tag 0 on both sides (SimGrid's sendRecv action), and
+  // with other tags against an irecv + send on the partner (SimGrid's
+  // sendRecv would use tag 0 there and deadlock the replay).
+  MPI_Sendrecv(out.data(), 7, MPI_DOUBLE, next, 0, from_prev.data(), 7, MPI_DOUBLE, prev, 0, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  if (size % 2 == 0) {
+    const int partner = rank ^ 1;
+    if (rank % 2 == 0) {
+      MPI_Sendrecv(out.data(), 9, MPI_DOUBLE, partner, 60, from_prev.data(), 11, MPI_DOUBLE, partner, 61,
+                   MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Request r;
+      MPI_Irecv(from_prev.data(), 9, MPI_DOUBLE, partner, 60, MPI_COMM_WORLD, &r);
+      MPI_Send(out.data(), 11, MPI_DOUBLE, partner, 61, MPI_COMM_WORLD);
+      MPI_Wait(&r, MPI_STATUS_IGNORE);
+    }
+  }
+
   // Point-to-point on a sub-communicator: even and odd world ranks, reversed.
   MPI_Comm half;
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &half);
