@@ -339,13 +339,22 @@ std::size_t find_pending(const Tracer& t, MPI_Request handle) {
 }
 
 // A wildcard receive's real source and tag, from its completion status.
-void resolve(Tracer& t, Pending& p, const MPI_Status* status) {
-  if (p.patch_at < 0 || status == nullptr) return;
+// A completed receive: false (and the trace stopped) when it was cancelled,
+// which the trace cannot say (its irecv is written; the replay would wait for
+// a message that never comes). Else the real source and tag of a wildcard.
+bool resolve(Tracer& t, Pending& p, const MPI_Status* status) {
+  int cancelled = 0;
+  if (PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled) {
+    stop("a receive was cancelled (MPI_Cancel), which a time-independent trace cannot express");
+    return false;
+  }
+  if (p.patch_at < 0) return true;
   const int world = world_rank_of(p.comm, status->MPI_SOURCE);
   if (world >= 0) p.src = world;
   p.tag = status->MPI_TAG;
   patch(t, p.patch_at, p.src);
   patch(t, p.patch_at + kFieldWidth + 1, p.tag);
+  return true;
 }
 
 void write_wait(Tracer& t, const Pending& p) {
@@ -449,6 +458,13 @@ void finish() {
     t.outside_ns += now_ns() - t.last_exit_ns;
     emit_compute(t, true);
     if (action(t, "finalize")) emit(t);
+    // A receive still outstanding (not freed) was cancelled: SimGrid's
+    // replay waits for every outstanding request at the end and would
+    // deadlock on it.
+    const auto open_receives =
+        std::count_if(t.pending.begin(), t.pending.end(), [](const Pending& p) { return p.is_recv && p.handle != MPI_REQUEST_NULL; });
+    if (open_receives > 0)
+      stop(std::to_string(open_receives) + " receive(s) never completed (cancelled?), which the replay would wait for forever");
   }
   int started = t.started ? 1 : 0, ranks_started = 0;
   PMPI_Allreduce(&started, &ranks_started, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
@@ -662,7 +678,7 @@ void completed_all(const MPI_Status statuses[]) {
     const std::size_t p = find_pending(t, t.completing[i]);
     if (p == t.pending.size()) continue;  // null, MPI_PROC_NULL, or begun before tracing
     Pending& entry = t.pending[p];
-    if (entry.is_recv) resolve(t, entry, &statuses[i]);
+    if (entry.is_recv && !resolve(t, entry, &statuses[i])) return;
     entry.done = true;
     ++done;
   }
@@ -689,7 +705,7 @@ void completed_one(int index, const MPI_Status* status) {
   if (index < 0 || static_cast<std::size_t>(index) >= t.completing.size()) return;  // MPI_UNDEFINED: none active
   const std::size_t p = find_pending(t, t.completing[static_cast<std::size_t>(index)]);
   if (p == t.pending.size()) return;
-  if (t.pending[p].is_recv) resolve(t, t.pending[p], status);
+  if (t.pending[p].is_recv && !resolve(t, t.pending[p], status)) return;
   write_wait(t, t.pending[p]);
   t.pending.erase(t.pending.begin() + static_cast<std::ptrdiff_t>(p));
 }
