@@ -7,7 +7,8 @@
 #              profile only, with the trace too (COMMPROF_TRACE_CLOCK cpu and
 #              wall), and the trace's bytes per action; under MPICH and, when
 #              libcommprof-ompi is built, under Open MPI;
-#   mini-apps  each example natively under MPICH at 8 ranks on this machine
+#   mini-apps  each example (the six mini-apps and the two stencils) natively
+#              under MPICH at 8 ranks on this machine
 #              (commprof-run --yield), once without the profiler, once with the
 #              profile only, once with --trace: wall time of each, the trace's
 #              actions, bytes, bytes per action and per rank per second of run;
@@ -32,7 +33,9 @@ log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 now() { date +%s.%N; }
 
 ranks=8
-examples=(cg mg lu adi hydro27 halo3d)
+# The six mini-apps, and the two stencils, which send derived datatypes with
+# MPI_Sendrecv (SMPI's own -trace-ti writes those as 0 bytes).
+examples=(cg mg lu adi hydro27 halo3d stencil2d stencil3d)
 declare -A args=(
   [cg]="--na 14000 --iters 25"
   [mg]="--nx 64 --ny 64 --nz 64 --iters 4"
@@ -40,6 +43,8 @@ declare -A args=(
   [adi]="--nx 64 --ny 64 --nz 64 --iters 2"
   [hydro27]="--iters 5"
   [halo3d]="--iters 10"
+  [stencil2d]="--nx 256 --ny 256 --iters 10"
+  [stencil3d]="--nx 48 --ny 48 --nz 48 --iters 5"
 )
 
 # --- per call -----------------------------------------------------------------
