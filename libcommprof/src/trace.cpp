@@ -1,5 +1,6 @@
 // The trace writer (trace.hpp). One Tracer per process, used by the traced
-// thread only, so nothing here locks.
+// thread only, so nothing here locks (stop() from another thread only sets
+// atomics and the reason).
 //
 // What SimGrid 3.32's replay does, and what the trace must therefore say:
 //  - a line is "<rank> <action> <arguments>", split on runs of blanks, so a
@@ -14,6 +15,10 @@
 //  - "waitall" completes every outstanding request, not those of the call:
 //    it is written only when the call completes all we have outstanding,
 //    otherwise one "wait" per completed request;
+//  - "sendRecv" sends and receives with tag 0 (an exchange with other tags
+//    is written as irecv, isend and two waits);
+//  - at the end of a rank's actions the replay waits for every request
+//    still outstanding (so a cancelled receive must not be in the trace);
 //  - ranks are MPI_COMM_WORLD's and collectives run on MPI_COMM_WORLD.
 #include "trace.hpp"
 

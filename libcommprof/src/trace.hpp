@@ -4,9 +4,9 @@
 // and `smpirun -replay` / `rankmap-sim replay` read (docs/profiler.md, "Trace
 // mode"). Only the thread that initialised tracing is traced; anything the
 // format cannot say (a collective on a sub-communicator, a nonblocking
-// collective, persistent requests, a second thread) stops the trace with one
-// message and leaves it marked incomplete; the profile and the application
-// are never affected.
+// collective, a cancelled receive, a second thread, ...) stops the trace:
+// rank 0 says why in one line at the end, no index is written, and the
+// profile and the application are never affected.
 //
 // Cost: everything here runs only while tracing (the wrappers test
 // Entry::tracing()). Actions are formatted into a per-rank buffer flushed
