@@ -80,7 +80,8 @@ class Symmetries {
             break;
           }
           shift[static_cast<size_t>(d)] = 0;
-          if (size > 2 && !flip[static_cast<size_t>(d)]) {  // a size-2 reflection is a translation
+          // On a ring of 2 the reflection is a translation; on a chain it is not.
+          if ((size > 2 || (size == 2 && !t_.wraps(d))) && !flip[static_cast<size_t>(d)]) {
             flip[static_cast<size_t>(d)] = 1;
             break;
           }

@@ -391,6 +391,12 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
   }
   const std::vector<int> back = detail::align_by_symmetry(t, rows, e, f, work);
   CHECK(back == e);
+  // A 3x2 mesh (no wrap-around): reflections only, the size-2 one included.
+  const Platform mesh = platform_of("torus=3x2 wrap=0x0 node=core:1");
+  const std::vector<int> g = {0, 1, 2, 3, 4, 5};
+  std::vector<int> h(6);
+  for (int r = 0; r < 6; ++r) h[r] = mesh.torus.node_at({2 - mesh.torus.coord(r, 0), 1 - mesh.torus.coord(r, 1)});
+  CHECK(detail::align_by_symmetry(mesh.torus, iota_nodes(6), g, h, work) == g);
 }
 
 TEST_CASE("internals: recombination never loses to its best parent, keeps capacities, is deterministic") {
