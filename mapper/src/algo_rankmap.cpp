@@ -108,7 +108,7 @@ std::string family_of(const std::string& name) { return name.substr(0, name.find
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
-  const Torus& torus = p.platform->torus;
+  const Network& torus = p.platform->net();
   // The search minimises bytes x distance, the evaluator's cost; message
   // byte-equivalents enter only through the reference starts below (what
   // `paper` and `scotch` optimise). A profile with messages but no bytes
@@ -154,11 +154,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
   }
-  {
+  if (const Torus* grid = torus.as_torus()) {
     // Block along a walk of the torus in which consecutive nodes are
     // neighbours: block's strength (rank order) without its long jumps at the
     // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
-    const std::vector<int> walk = detail::snake_order(torus, p.nodes);
+    const std::vector<int> walk = detail::snake_order(*grid, p.nodes);
     Candidate c{"snake", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
     for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
@@ -208,11 +208,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, 1));
         ++placed;
       }
-      if (folded < kCartesianPlaced) {
+      if (folded < kCartesianPlaced && torus.as_torus()) {
         std::vector<int> block_node;
         double block_cost = 0;
         for (const std::vector<int>& grid : grouping.grids) {
-          std::vector<int> fold = detail::embed_block_grid(q, grid, torus, p.nodes);
+          std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), p.nodes);
           if (fold.empty()) continue;
           const double cost = detail::weighted_cost(q, torus, fold);
           if (block_node.empty() || cost < block_cost) {

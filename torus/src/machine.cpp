@@ -33,6 +33,12 @@ int Machine::nodes() const {
 
 Result<Torus> Machine::torus() const { return Torus::create(sizes, wrap, links, bw); }
 
+Result<std::shared_ptr<const Network>> Machine::network() const {
+  auto t = torus();
+  if (!t) return t.error();
+  return std::shared_ptr<const Network>(std::make_shared<Torus>(std::move(*t)));
+}
+
 Result<NodeTopology> Machine::node_topology() const {
   return node_xml.empty() ? NodeTopology::from_synthetic(node) : NodeTopology::from_xml(node_xml);
 }

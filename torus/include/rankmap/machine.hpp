@@ -4,6 +4,7 @@
 // The format is documented in docs/formats.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +29,8 @@ struct Machine {
 
   int nodes() const;
   Result<Torus> torus() const;
+  // The machine's network (a Torus today), for code that works on any.
+  Result<std::shared_ptr<const Network>> network() const;
   LatencyModel latency() const { return LatencyModel{t_inj, t_hop, bw}; }
   // Loads the node topology (synthetic string or XML file).
   Result<NodeTopology> node_topology() const;
