@@ -24,6 +24,8 @@ std::shared_ptr<const Network> make(const std::string& line) {
 
 const char* kMachines[] = {
     "desmos", "torus=4x2x2x2", "torus=3x3x3", "torus=5x3 wrap=0x0", "torus=6x1x2 wrap=1x1x0 links=2x1x3",
+    "fattree=2;4,4;1,2;1,2", "fattree=3;2,3,2;2,2,3;1,2,1", "fattree=1;5;1;1", "fattree=2;4,4;1,2;1,2;taper=2",
+    "fattree=2;3,1;1,2;2,1",
 };
 
 }  // namespace
@@ -52,7 +54,7 @@ TEST_CASE("network: distances are a metric and routes have their length") {
       }
     const auto all = n.all_pair_hops();
     REQUIRE(n.diameter() == *std::max_element(all.begin(), all.end()));
-    REQUIRE(n.mean_hops() == Approx(std::accumulate(all.begin(), all.end(), 0.0) / all.size()));
+    REQUIRE(n.mean_hops() == Approx(std::accumulate(all.begin(), all.end(), 0.0) / static_cast<double>(all.size())));
   }
 }
 
@@ -65,7 +67,7 @@ TEST_CASE("network: the sum of link loads is the sum of bytes x hops") {
     double bytes_hops = 0;
     for (int i = 0; i < 200; ++i) {
       const int a = static_cast<int>(rng() % net->nodes()), b = static_cast<int>(rng() % net->nodes());
-      const double bytes = 1 + rng() % 1000;
+      const double bytes = 1 + static_cast<double>(rng() % 1000);
       flows.push_back({a, b, bytes});
       bytes_hops += bytes * net->hops(a, b);
     }
@@ -125,4 +127,60 @@ TEST_CASE("network: neighbours, split and representative") {
 TEST_CASE("network: only a torus answers as_torus") {
   REQUIRE(make("desmos")->as_torus() != nullptr);
   REQUIRE(make("desmos")->kind() == "torus");
+  REQUIRE(make("fattree=2;4,4;1,2;1,2")->as_torus() == nullptr);
+  REQUIRE(make("fattree=2;4,4;1,2;1,2")->kind() == "fattree");
+}
+
+TEST_CASE("fattree: SimGrid's 2;4,4;1,2;1,2 -- 16 hosts, 4 leaves, 2 spines, d-mod-k up") {
+  const auto t = make("fattree=2;4,4;1,2;1,2 bw=1GB/s");
+  REQUIRE(t->nodes() == 16);
+  // Each host one up/down pair to its leaf, each leaf two pairs (one per spine).
+  REQUIRE(t->link_count() == 2 * (16 * 1 + 4 * 2));
+  REQUIRE(t->hops(0, 3) == 2);  // same leaf
+  REQUIRE(t->hops(0, 4) == 4);  // over a spine
+  REQUIRE(t->diameter() == 4);
+  // Host -> leaf links carry one cable, leaf -> spine two.
+  const auto path = t->route(0, 4);
+  REQUIRE(path.size() == 4);
+  REQUIRE(t->link_capacity(path[0].link) == Approx(1e9));
+  REQUIRE(t->link_capacity(path[1].link) == Approx(2e9));
+  REQUIRE(path[0].dir == Direction::plus);
+  REQUIRE(path[3].dir == Direction::minus);
+  REQUIRE(t->weighted_distance(0, 4) == Approx(2 * 1.0 + 2 * 0.5));
+  // d-mod-k: destinations 4 and 5 leave leaf 0 towards different spines.
+  REQUIRE(t->route(0, 4)[1].to != t->route(0, 5)[1].to);
+  REQUIRE(t->route(0, 4)[1].to == t->route(1, 4)[1].to);
+  // Splitting all hosts separates whole leaves.
+  std::vector<int> all(16);
+  std::iota(all.begin(), all.end(), 0);
+  size_t half = 0;
+  t->split(all, half);
+  REQUIRE(half == 8);
+  REQUIRE(t->node_label(6) == "(2,1)");
+  std::vector<int> near;
+  t->neighbors(6, near);
+  REQUIRE(near == std::vector<int>{4, 5, 7});
+}
+
+TEST_CASE("fattree: taper divides the bandwidth between switch levels") {
+  const auto t = make("fattree=2;4,4;1,2;1,2;taper=4 bw=1GB/s");
+  const auto path = t->route(0, 4);
+  REQUIRE(t->link_capacity(path[0].link) == Approx(1e9));
+  REQUIRE(t->link_capacity(path[1].link) == Approx(0.5e9));
+}
+
+TEST_CASE("fattree: machine words round-trip and bad ones are refused") {
+  auto m = parse_machine("fattree=2;4,4;1,2;1,2 node=package:1,core:4");
+  REQUIRE(m.ok());
+  REQUIRE(m->nodes() == 16);
+  REQUIRE_FALSE(m->torus().ok());
+  auto again = parse_machine(to_string(*m));
+  REQUIRE(again.ok());
+  REQUIRE(*again == *m);
+  REQUIRE(parse_machine("desmos fattree=2;4,4;1,2;1,2").ok());  // a preset's torus gives way
+  for (const char* bad : {"fattree=2;4;1,2;1,2", "fattree=0;;;", "fattree=2;4,4;1,0;1,2", "fattree=2;4,4;1,2",
+                          "fattree=2;4,4;1,2;1,2;taper=0.5", "fattree=2;4,4;1,2;1,2 torus=4x4", "fattree=5;2,2,2,2,2;1,1,1,1,1;1,1,1,1,1"}) {
+    INFO(bad);
+    REQUIRE_FALSE(parse_machine(bad).ok());
+  }
 }
