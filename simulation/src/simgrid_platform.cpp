@@ -159,6 +159,10 @@ namespace {
 // Any network but the torus: one SHARED SimGrid link per directed link of the
 // network (the capacity model of Network: flows crossing it share it), the
 // same hosts, NIC and loopback links, and the routes of Network::route.
+// With t_inj = 0 the NIC links carry nothing and are left out: SimGrid
+// weighs a flow's share by a term per link on its route (network/weight-S),
+// so a link of no latency still shifts how flows of different lengths share;
+// without them the platform is link for link SimGrid's own cluster.
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options) {
   auto node = machine.node_topology();
   if (!node) return node.error();
@@ -193,10 +197,12 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
   const std::string cores = std::to_string(node->cores());
   for (int n = 0; n < network.nodes(); ++n)
     xml += "  <host id=\"" + xml_escape(machine.host_name(n)) + "\" speed=\"" + num(options.host_speed) + "f\" core=\"" + cores + "\"/>\n";
+  const bool nics = machine.t_inj > 0;
   for (int n = 0; n < network.nodes(); ++n) {
     const double nic = routed[n] ? nic_bandwidth(network, n, route_nodes, machine.bw) : 2 * machine.bw;
-    xml += "  <link id=\"" + nic_link_id(n) + "\" bandwidth=\"" + num(nic) + "Bps\" latency=\"" + num(machine.t_inj / 2) +
-           "s\" sharing_policy=\"FATPIPE\"/>\n";
+    if (nics)
+      xml += "  <link id=\"" + nic_link_id(n) + "\" bandwidth=\"" + num(nic) + "Bps\" latency=\"" + num(machine.t_inj / 2) +
+             "s\" sharing_policy=\"FATPIPE\"/>\n";
     xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(options.loopback_bw) + "Bps\" latency=\"" +
            num(options.loopback_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
   }
@@ -205,7 +211,11 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
       xml += "  <link id=\"" + network_link_id(l) + "\" bandwidth=\"" + num(network.link_capacity(l)) + "Bps\" latency=\"" +
              num(machine.t_hop) + "s\" sharing_policy=\"SHARED\"/>\n";
   for (int a : route_nodes)
-    for (int b : route_nodes) append_route(xml, machine, a, b, platform_route(network, a, b));
+    for (int b : route_nodes) {
+      std::vector<LinkUse> route = platform_route(network, a, b);
+      if (!nics && a != b) route = std::vector<LinkUse>(route.begin() + 1, route.end() - 1);
+      append_route(xml, machine, a, b, route);
+    }
   xml += "</zone>\n</platform>\n";
   return xml;
 }

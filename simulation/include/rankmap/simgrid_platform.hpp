@@ -23,7 +23,8 @@
 // Other networks (Network, e.g. a fat-tree): the same hosts, NIC and loopback
 // links; one SHARED link "l<id>" per directed link of the network, with its
 // capacity and latency t_hop (switches are not hosts: a route is just the
-// links it crosses); routes in the order of Network::route.
+// links it crosses); routes in the order of Network::route. With t_inj = 0
+// the NIC links are left out (docs/simulation.md says why).
 #pragma once
 
 #include <string>
