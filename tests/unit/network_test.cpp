@@ -25,7 +25,7 @@ std::shared_ptr<const Network> make(const std::string& line) {
 const char* kMachines[] = {
     "desmos", "torus=4x2x2x2", "torus=3x3x3", "torus=5x3 wrap=0x0", "torus=6x1x2 wrap=1x1x0 links=2x1x3",
     "fattree=2;4,4;1,2;1,2", "fattree=3;2,3,2;2,2,3;1,2,1", "fattree=1;5;1;1", "fattree=2;4,4;1,2;1,2;taper=2",
-    "fattree=2;3,1;1,2;2,1",
+    "fattree=2;3,1;1,2;2,1", "dragonfly=3,4;4,3;5,1;2", "dragonfly=2,1;2,2;3,1;2", "dragonfly=1,1;1,1;1,1;4",
 };
 
 }  // namespace
@@ -183,4 +183,36 @@ TEST_CASE("fattree: machine words round-trip and bad ones are refused") {
     INFO(bad);
     REQUIRE_FALSE(parse_machine(bad).ok());
   }
+}
+
+TEST_CASE("dragonfly: SimGrid's 3,4;4,3;5,1;2 -- 120 hosts, minimal routing through the group gateways") {
+  const auto t = make("dragonfly=3,4;4,3;5,1;2 bw=1GB/s");
+  REQUIRE(t->nodes() == 120);
+  REQUIRE(t->kind() == "dragonfly");
+  // Host numbering: host fastest, then blade (router), chassis, group.
+  REQUIRE(t->node_label(0) == "(0,0,0,0)");
+  REQUIRE(t->node_label(1 + 2 * (3 + 5 * (1 + 4 * 2))) == "(2,1,3,1)");
+  auto host = [](int g, int c, int b, int n) { return n + 2 * (b + 5 * (c + 4 * g)); };
+  REQUIRE(t->hops(host(0, 0, 0, 0), host(0, 0, 0, 1)) == 2);  // same router
+  REQUIRE(t->hops(host(0, 1, 0, 0), host(0, 1, 4, 0)) == 3);  // green
+  REQUIRE(t->hops(host(0, 1, 2, 0), host(0, 3, 2, 0)) == 3);  // black
+  REQUIRE(t->hops(host(0, 1, 2, 0), host(0, 3, 4, 0)) == 4);  // green, black
+  // To group 2: green to blade 2, black to chassis 0, blue to (2,0,0), green, black.
+  const auto path = t->route(host(0, 1, 3, 0), host(2, 3, 4, 1));
+  REQUIRE(path.size() == 7);
+  std::vector<int> dims;
+  for (const Hop& h : path) dims.push_back(h.dim);
+  REQUIRE(dims == std::vector<int>{0, 1, 2, 3, 1, 2, 0});
+  REQUIRE(t->link_capacity(path[1].link) == Approx(1e9));  // green: 1 cable
+  REQUIRE(t->link_capacity(path[2].link) == Approx(3e9));  // black: 3 cables
+  REQUIRE(t->link_capacity(path[3].link) == Approx(4e9));  // blue: 4 cables
+  // The gateway of group 0 towards group 2 is its router (chassis 0, blade 2):
+  // a host there reaches group 2 over the blue link first.
+  REQUIRE(t->route(host(0, 0, 2, 0), host(2, 0, 0, 0))[1].dim == 3);
+  REQUIRE(t->hops(host(0, 0, 2, 0), host(2, 0, 0, 0)) == 3);
+  REQUIRE(t->diameter() == 7);
+  REQUIRE_FALSE(parse_machine("dragonfly=6,1;1,1;5,1;1").ok());  // 6 groups need 6 routers per chassis
+  REQUIRE_FALSE(parse_machine("dragonfly=3,4;4,3;5,1").ok());
+  REQUIRE_FALSE(parse_machine("dragonfly=3,4;4;5,1;2").ok());
+  REQUIRE_FALSE(parse_machine("dragonfly=3,4;4,3;5,1;0").ok());
 }
