@@ -64,10 +64,7 @@ Result<std::shared_ptr<const Network>> create_network(const std::string& word, d
 }  // namespace
 
 int Machine::nodes() const {
-  if (!network_word.empty()) {
-    auto n = network();
-    return n ? (*n)->nodes() : 0;
-  }
+  if (!network_word.empty()) return network_nodes;
   int n = 1;
   for (int s : sizes) n *= s;
   return n;
@@ -332,6 +329,7 @@ Result<Machine> MachineBuilder::finish_network() {
   m.links.clear();
   auto network = m.network();
   if (!network) return located_error(first_where, network.error().message);
+  m.network_nodes = (*network)->nodes();
   auto node = m.node_topology();
   if (!node) return located_error(node_where.empty() ? first_where : node_where, node.error().message);
   if (m.hosts_path.empty()) {

@@ -19,6 +19,7 @@ struct Machine {
   // Another network than the torus, as its machine word ("fattree=2;4,4;1,2;1,2");
   // empty for a torus. When set, sizes/wrap/links are empty.
   std::string network_word;
+  int network_nodes = 0;       // its node count, filled by the parser (nodes() is called per mapping line)
   std::vector<int> sizes;      // torus=4x2x2x2
   std::vector<bool> wrap;      // wrap=1x1x1x1
   std::vector<int> links;      // links=1x1x1x1
