@@ -35,6 +35,9 @@ SMPI_PARAM_NAMES = {"dst": "dest", "src": "source", "requests": "array_of_reques
                     "sendcnts": "sendcounts", "recvcnts": "recvcounts",
                     "senddisps": "sdispls", "recvdisps": "rdispls"}
 
+# MPICH's names that differ from the standard's (MPI_Waitany's `indx`).
+PARAM_NAMES = {"indx": "index"}
+
 
 def read_prototypes(headers):
     """Returns {name: [(type, param_name), ...]} for every `int MPI_*(...)` in the headers."""
@@ -63,9 +66,13 @@ def read_prototypes(headers):
                     ptype, pname, arr = pm.group(1).strip(), pm.group(2), pm.group(3)
                     if smpi:
                         pname = SMPI_PARAM_NAMES.get(pname, pname)
+                    pname = PARAM_NAMES.get(pname, pname)
                     params.append((ptype, pname, arr.replace(" ", "")))
             protos[name] = params
     return protos
+
+
+WHENS = ("pre", "post", "always", "none", "trace-pre", "trace-post")
 
 
 def read_spec(path):
@@ -81,10 +88,11 @@ def read_spec(path):
                 if len(parts) < 3:
                     raise SystemExit(f"{where}: expected '@kind NAME WHEN [ACTION]'")
                 when = parts[2].split(",")
-                bad = [w for w in when if w not in ("pre", "post", "always", "none")]
+                bad = [w for w in when if w not in WHENS]
                 if bad:
-                    raise SystemExit(f"{where}: unknown timing '{bad[0]}' (pre, post, always, none)")
-                kinds[parts[1]] = (when, parts[3] if len(parts) > 3 else "")
+                    raise SystemExit(f"{where}: unknown timing '{bad[0]}' ({', '.join(WHENS)})")
+                # A kind may have several lines (a profile action and trace actions).
+                kinds.setdefault(parts[1], []).append((when, parts[3] if len(parts) > 3 else ""))
                 continue
             parts = line.split()
             if len(parts) < 2:
@@ -175,7 +183,9 @@ def fortran_wrappers(kinds, functions, protos, symbols):
         if name not in protos or name.endswith("_c"):
             continue
         params = FORTRAN_PARAMS.get(name, protos[name])
-        when, action = kinds[kind]
+        # Trace actions are C-only: a traced Fortran call stops the trace (below).
+        profile = [(w, a) for w, a in kinds[kind] if not any(x.startswith("trace-") for x in w)]
+        when, action = profile[0] if profile else (["none"], "")
         used = set(IDENT_RE.findall(action)) if action else set()
         for suffix in ("_", "_f08_"):
             sym = name.lower() + suffix
@@ -192,6 +202,7 @@ def fortran_wrappers(kinds, functions, protos, symbols):
             out.append(f"  using Real = void (*)({', '.join(ftypes)});")
             out.append(f'  static const Real real = commprof::fortran::next<Real>("{real}");')
             out.append("  commprof::Entry entry;")
+            out.append(f'  if (entry.tracing()) commprof::trace::fortran("{sym}");')
             out.append("  MPI_Fint rc = MPI_SUCCESS;")
             if "pre" in when and action:
                 out.append("  if (entry.counting()) {")
@@ -243,6 +254,27 @@ def weak_symbols(headers):
                   "MPI_T_PVAR_ALL_HANDLES"))
 
 
+def own_statuses(actions, names, name):
+    """While tracing, a trace action that reads the status needs one even when
+    the program passed MPI_STATUS(ES)_IGNORE: the wrapper lends its own (the
+    program never sees it)."""
+    used = set()
+    for when, action in actions:
+        if any(w.startswith("trace-") for w in when):
+            used.update(IDENT_RE.findall(action))
+    out = []
+    if "status" in used and "status" in names:
+        out.append("  MPI_Status commprof_status;")
+        out.append("  if (entry.tracing() && status == MPI_STATUS_IGNORE) status = &commprof_status;")
+    if "array_of_statuses" in used and "array_of_statuses" in names:
+        count = "count" if "count" in names else "incount"
+        if count not in names:
+            raise SystemExit(f"gen_wrappers: {name}: no count for array_of_statuses")
+        out.append(f"  commprof::StatusArray commprof_statuses(entry.tracing() && array_of_statuses == MPI_STATUSES_IGNORE ? {count} : 0);")
+        out.append("  if (commprof_statuses.size() > 0) array_of_statuses = commprof_statuses.data();")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("spec")
@@ -250,11 +282,15 @@ def main():
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--fortran", help="also write Fortran entry points to this file")
     ap.add_argument("--weak-header", help="also write #pragma weak for the MPI library's symbols to this file")
+    ap.add_argument("--no-trace", action="store_true",
+                    help="leave out the trace actions (SimGrid's own -trace-ti traces SMPI programs)")
     ap.add_argument("--nm", default="nm")
     ap.add_argument("--fortran-lib", action="append", default=[],
                     help="MPI Fortran library whose symbols are wrapped (repeatable)")
     args = ap.parse_args()
     kinds, functions = read_spec(args.spec)
+    if args.no_trace:
+        kinds = {k: [(w, a) for w, a in v if not any(x.startswith("trace-") for x in w)] for k, v in kinds.items()}
     protos = read_prototypes(args.headers)
     if args.weak_header:
         names = weak_symbols(args.headers)
@@ -285,20 +321,27 @@ def main():
             print(f"gen_wrappers: note: {name} not in the MPI header, not wrapped", file=sys.stderr)
             continue
         params = protos[name]
-        when, action = kinds[kind]
+        actions = kinds[kind]
         decl = ", ".join(f"{t} {n}{a}" for t, n, a in params) or "void"
         call = ", ".join(n for _, n, _ in params)
+        names = {n for _, n, _ in params}
         pname = "P" + name
         out.append(f"COMMPROF_EXPORT int {name}({decl})")
         out.append("{")
         out.append("  commprof::Entry entry;")
-        if "pre" in when and action:
-            out.append(f"  if (entry.counting()) {{ {action}; }}")
+        out.extend(own_statuses(actions, names, name))
+        guards = {"pre": "entry.counting()", "trace-pre": "entry.tracing()"}
+        for when, action in actions:
+            for w in when:
+                if w in guards and action:
+                    out.append(f"  if ({guards[w]}) {{ {action}; }}")
         out.append(f"  const int rc = {pname}({call});")
-        if "post" in when and action:
-            out.append(f"  if (entry.counting() && rc == MPI_SUCCESS) {{ {action}; }}")
-        if "always" in when and action:
-            out.append(f"  if (rc == MPI_SUCCESS) {{ {action}; }}")
+        guards = {"post": "entry.counting() && rc == MPI_SUCCESS", "trace-post": "entry.tracing() && rc == MPI_SUCCESS",
+                  "always": "rc == MPI_SUCCESS"}
+        for when, action in actions:
+            for w in when:
+                if w in guards and action:
+                    out.append(f"  if ({guards[w]}) {{ {action}; }}")
         out.append("  return rc;")
         out.append("}")
         out.append("")

@@ -54,6 +54,8 @@ COMMPROF_EXPORT void mpi_init_f08_(MPI_Fint* ierror) {
   real(&rc);
   if (ierror) *ierror = rc;
   if (rc == MPI_SUCCESS) commprof::on_init();
+  // Its Wait, Barrier, ... call PMPI_* directly: a trace would miss them.
+  if (commprof::trace::on()) commprof::trace::stop("mpi_f08 under MPICH: its Wait, Barrier, ... bypass the C wrappers, so a trace would miss them");
 }
 
 COMMPROF_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierror) {
@@ -63,6 +65,7 @@ COMMPROF_EXPORT void mpi_init_thread_f08_(MPI_Fint* required, MPI_Fint* provided
   real(required, provided, &rc);
   if (ierror) *ierror = rc;
   if (rc == MPI_SUCCESS) commprof::on_init();
+  if (commprof::trace::on()) commprof::trace::stop("mpi_f08 under MPICH: its Wait, Barrier, ... bypass the C wrappers, so a trace would miss them");
 }
 
 }  // extern "C"

@@ -8,12 +8,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
 #endif
 
 #include "peer_table.hpp"
+#include "trace.hpp"
 
 #if defined(COMMPROF_SMPI)
 // SimGrid SMPI build (libcommprof-smpi.a, see smpi/README.md): linked
@@ -37,8 +39,14 @@ namespace commprof {
 // Process-wide mode. Starts kUninitialized; the first intercepted call after
 // MPI is initialised switches it (lazy init, which is what makes f08 programs
 // work: their MPI_Init never reaches a C wrapper). Finalize sets kOff before
-// the tool's own gather, so that traffic is never counted.
-enum : std::uint8_t { kUninitialized = 0, kOff = 1, kCounting = 2, kCountingTimed = 3 };
+// the tool's own gather, so that traffic is never counted. Trace mode is the
+// kTraceBit on top of a counting mode, so that a wrapper still tests one byte
+// when not tracing.
+enum : std::uint8_t { kUninitialized = 0, kOff = 1, kCounting = 2, kCountingTimed = 3, kTraceBit = 4,
+                      kTracing = kCounting | kTraceBit, kTracingTimed = kCountingTimed | kTraceBit };
+inline bool mode_counts(std::uint8_t mode) { return mode >= kCounting; }
+inline bool mode_timed(std::uint8_t mode) { return (mode | kTraceBit) == kTracingTimed; }
+inline bool mode_traces(std::uint8_t mode) { return mode >= kTracing; }
 extern std::atomic<std::uint8_t> g_mode;
 extern bool g_use_tsc;
 
@@ -88,22 +96,45 @@ inline ThreadState& thread_state() {
 // One per wrapper call, on the stack.
 class Entry {
  public:
-  Entry() noexcept {
+  // always_inline: with the trace branch GCC stopped inlining these, which
+  // cost ~22 instructions per MPI_Send (measured with run_bench.sh).
+  __attribute__((always_inline)) Entry() noexcept {
     std::uint8_t mode = g_mode.load(std::memory_order_acquire);
     if (COMMPROF_UNLIKELY(mode == kUninitialized)) mode = enter_slow();
+    if (COMMPROF_UNLIKELY(mode_traces(mode))) mode = trace::enter(mode);  // may drop kTraceBit (trace.hpp)
     mode_ = mode;
-    if (mode == kCountingTimed) start_ = clock_ticks();
+    if (mode_timed(mode)) start_ = clock_ticks();
   }
-  ~Entry() {
-    if (mode_ == kCountingTimed) thread_state().mpi_ticks += clock_ticks() - start_;
+  __attribute__((always_inline)) ~Entry() {
+    if (mode_timed(mode_)) thread_state().mpi_ticks += clock_ticks() - start_;
+    if (COMMPROF_UNLIKELY(mode_traces(mode_))) trace::leave();
   }
   Entry(const Entry&) = delete;
   Entry& operator=(const Entry&) = delete;
-  bool counting() const { return mode_ >= kCounting; }
+  bool counting() const { return mode_counts(mode_); }
+  bool tracing() const { return mode_traces(mode_); }
 
  private:
   std::uint8_t mode_;
   std::uint64_t start_ = 0;
+};
+
+// Statuses a wrapper lends to a completion call the program made with
+// MPI_STATUSES_IGNORE, while tracing (the trace needs each receive's source).
+// Uninitialised storage: nothing is done when n is 0.
+class StatusArray {
+ public:
+  explicit StatusArray(int n) : n_(n > 0 ? n : 0) {
+    if (n_ > kInline) heap_.reset(new MPI_Status[static_cast<std::size_t>(n_)]);
+  }
+  int size() const { return n_; }
+  MPI_Status* data() { return n_ > kInline ? heap_.get() : inline_; }
+
+ private:
+  static constexpr int kInline = 16;
+  int n_;
+  MPI_Status inline_[kInline];
+  std::unique_ptr<MPI_Status[]> heap_;
 };
 
 // --- datatype sizes -------------------------------------------------------

@@ -24,6 +24,7 @@
 #include "hooks.hpp"
 #include "rankmap/profile.hpp"
 #include "settings.hpp"
+#include "trace.hpp"
 
 namespace commprof {
 
@@ -398,7 +399,9 @@ void initialize_locked() {
   check_builtin_size_fast_path();
   r.wall_start = monotonic_seconds();
   r.ticks_start = clock_ticks();
-  g_mode.store(r.settings.TIMING ? kCountingTimed : kCounting, std::memory_order_release);
+  std::uint8_t mode = r.settings.TIMING ? kCountingTimed : kCounting;
+  if (trace::start(r.settings, r.world_rank, r.world_size)) mode |= kTraceBit;
+  g_mode.store(mode, std::memory_order_release);
 }
 
 std::vector<PeerCount> merge(PeerTable ThreadState::*table, int self) {
@@ -558,7 +561,7 @@ void finish() {
   r.finished = true;
   // From here on nothing is counted: the gather below is the tool's own traffic.
   const std::uint8_t mode = g_mode.load();
-  const bool timed = mode == kCountingTimed;
+  const bool timed = mode_timed(mode);
   g_mode.store(kOff, std::memory_order_release);
 
   // Every rank that initialised comes here, enabled or not (the attribute is
@@ -572,6 +575,8 @@ void finish() {
                    ranks_enabled, r.world_size);
     return;
   }
+  // The trace ends here (its own collectives), before the profile's gathers.
+  trace::finish();
 
   const double wall = monotonic_seconds() - r.wall_start;
   const std::uint64_t ticks = clock_ticks() - r.ticks_start;

@@ -1,5 +1,6 @@
 #include "settings.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -18,6 +19,15 @@ bool parse_value(const char* text, bool* out) {
   return false;
 }
 
+// A finite, positive number (sizes, speeds).
+bool parse_value(const char* text, double* out) {
+  char* end = nullptr;
+  const double v = std::strtod(text, &end);
+  if (end == text || *end != '\0' || !(v > 0) || v > 1e300) return false;
+  *out = v;
+  return true;
+}
+
 bool parse_value(const char* text, std::string* out) {
   *out = text;
   return true;
@@ -25,6 +35,11 @@ bool parse_value(const char* text, std::string* out) {
 
 std::string describe(bool v) { return v ? "1" : "0"; }
 std::string describe(const std::string& v) { return v.empty() ? "unset" : v; }
+std::string describe(double v) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%g", v);
+  return text;
+}
 
 }  // namespace
 

@@ -15,7 +15,11 @@ namespace commprof {
   X(OUTPUT, std::string, "", "profile path; default commprof.<job id>.prof in rank 0's working directory") \
   X(TIMING, bool, true, "measure time spent inside MPI calls (per rank 'mpi=' seconds)")            \
   X(VERBOSE, bool, false, "rank 0 prints the path of the profile it wrote")                          \
-  X(HELP, bool, false, "rank 0 prints this table at startup")
+  X(HELP, bool, false, "rank 0 prints this table at startup")                                      \
+  X(TRACE, std::string, "", "also write a SimGrid time-independent trace into this directory (docs/profiler.md)") \
+  X(TRACE_MAX_MB, double, 1024.0, "per-rank trace size cap in MiB; past it tracing stops and the trace is incomplete") \
+  X(TRACE_FLOPS, double, 1e9, "flop/s that turn the time between MPI calls into trace 'compute' actions") \
+  X(TRACE_CLOCK, std::string, "cpu", "time between MPI calls: cpu (thread CPU time, right when cores are shared) or wall (cheaper)")
 
 struct Settings {
 #define COMMPROF_DECLARE(name, type, def, help) type name = def;

@@ -10,12 +10,16 @@
 //   search       one pass of group and rank swaps for every start, the full
 //                search for the best few (refine.cpp)
 //   ILS          iterated local search from the best candidate of each of
-//                the cheapest start families (iterated_search.cpp)
+//                the cheapest start families (iterated_search.cpp), then
+//                three more runs from the start of the cheapest result
+//   recombine    up to 256 ranks, the cheapest distinct placements are
+//                recombined (recombine.cpp)
 //   relief       the cheapest tied candidates and the chosen one get the
 //                link relief (link_relief.cpp)
 //   choice       lowest cost among candidates no worse than block on both
 //                metrics, load bought at 1% of cost for 5%; ties to block
-// Budgets are counted in work, not seconds: one seed, one mapping.
+// Budgets are counted in work, not seconds: one seed, one mapping. Starts
+// that need no seed are searched with fixed seeds (seed_free below).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -37,6 +41,16 @@ constexpr int kCartesianPlaced = 3;         // of them placed by bisection; fold
 // neighbours (a stencil: all of it; random partners: almost none).
 constexpr double kCartesianLargeAffinity = 0.25;
 constexpr std::int64_t kCartesianWork = 50'000'000;  // edge visits scoring grid tilings
+// Up to this many ranks the extra searches and the recombination cost
+// 0.15-0.3 s (0.3-0.7 s in all at 192-256 ranks); at 512 ranks 0.5 s more,
+// past the default's 1 s.
+constexpr int kRecombineUpTo = 256;
+constexpr int kExtraSearchRuns = 3;         // more ILS runs from the best start, at other seeds
+constexpr int kRecombineParents = 6;        // cheapest distinct placements recombined
+// The recombination's budget, in iterated searches' budgets: its mean cost
+// over 5 seeds kept falling up to 3 (by 1-3% more on the recorded CG, ADI
+// and sparse patterns at 192-256 ranks than at 1), for 0.1-0.2 s.
+constexpr std::int64_t kRecombineWork = 3;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -105,6 +119,16 @@ std::string numbered(const std::string& name, int i) { return i == 0 ? name : na
 // the steps applied ("scotch-strict#3+search+ils" -> "scotch-strict").
 std::string family_of(const std::string& name) { return name.substr(0, name.find_first_of("#+[")); }
 
+// Starts that need no seed (block, snake, the matchings, the Cartesian
+// tilings) are placed and searched with fixed seeds: what they reach is the
+// same at every --seed, a floor that the seeded starts (METIS, the
+// bisection, Scotch) and their searches can only improve on.
+constexpr std::uint64_t kSeedFreeSeed = 1;
+bool seed_free(const std::string& name) {
+  const std::string f = family_of(name);
+  return f == "block" || f == "snake" || f.rfind("matching", 0) == 0 || f == "cartesian";
+}
+
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
@@ -116,6 +140,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   const CommGraph& g = (p.bytes_graph && p.bytes_graph->edges() > 0) ? *p.bytes_graph : *p.graph;
   const bool same_graph = &g == p.graph;
   const PresetPlan plan = plan_for(p.preset);
+  // Seed of the i-th randomised step applied to a candidate: from its start.
+  auto seed_for = [&](const std::string& name, int i) { return derived_seed(seed_free(name) ? kSeedFreeSeed : p.seed, i); };
   auto say = [&](const std::string& s) {
     if (p.progress) p.progress(s);
   };
@@ -139,9 +165,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     out.notes.push_back("above " + std::to_string(kHugeRanks) +
                         " ranks only the structure starts (block, snake, matching) are tried, not paper or scotch");
   } else {
-    say("references: METIS node groups (paper) and Scotch (torusXD)");
-    ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
-    from_groups("paper", ref_part, p.nodes);
+    // Above kSearchAllStartsUpTo ranks `paper` is left out: METIS k-way into
+    // thousands of groups cost 0.6-1.8 s at 32k ranks (a third of the
+    // default's time) and its cost was 2-6x the default's on every pattern
+    // measured there (docs/benchmarks.md, mapper quality and speed).
+    if (large) {
+      say("reference: Scotch (torusXD)");
+      out.notes.push_back("above " + std::to_string(kSearchAllStartsUpTo) +
+                          " ranks paper (METIS k-way node groups) is not a candidate");
+    } else {
+      say("references: METIS node groups (paper) and Scotch (torusXD)");
+      ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
+      from_groups("paper", ref_part, p.nodes);
+    }
     auto node_of = detail::scotch_map(*p.graph, torus, p.nodes, false, false, p.seed, out.notes);
     if (!node_of) return node_of.error();
     detail::enforce_node_capacity(*p.graph, torus, p.nodes, p.ppn, *node_of);
@@ -177,7 +213,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // ranks and has not won there (the in-order placement below has).
     if (!large) {
       const CommGraph q = detail::contract(g, mpart, groups);
-      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, p.nodes, 1, p.seed));
+      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, p.nodes, 1, kSeedFreeSeed));
     }
     // The same groups in node order, as `paper` places its METIS groups:
     // matched groups are numbered by their lowest rank, so this keeps the
@@ -205,7 +241,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
       // matching groups): above kSearchAllStartsUpTo only the foldings.
       if (placed < kCartesianPlaced && !large) {
-        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, 1));
+        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, kSeedFreeSeed));
         ++placed;
       }
       if (folded < kCartesianPlaced && torus.as_torus()) {
@@ -240,8 +276,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // METIS k-way slows down sharply when groups are tiny (0.5 s for 512
     // groups of 2 at 1,024 ranks, 25x the bisection): there only the
     // reference run, whose groups the matching and the bisection cover.
-    if ((same_graph && i == 0) || k <= kMaxKwayGroupsPerSeed) {
-      const std::vector<int> part = (same_graph && i == 0) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
+    if ((same_graph && i == 0 && !ref_part.empty()) || k <= kMaxKwayGroupsPerSeed) {
+      const std::vector<int> part =
+          (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
       if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, p.nodes);
       const CommGraph q = detail::contract(g, part, k);
       from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, p.nodes, 1, seed));
@@ -334,13 +371,53 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         families.push_back(family(i));
       }
     }
+    const size_t first_ils = cands.size();
     for (size_t n = 0; n < picked.size(); ++n) {
       const Candidate& from = cands[picked[n]];
       say("iterated local search from " + from.name);
       Candidate c{from.name + "+ils", from.node_of, {}};
       detail::iterated_search(g, torus, p.nodes, p.ppn, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
-                              derived_seed(p.seed, 100 + static_cast<int>(n)));
+                              seed_for(from.name, 100));
       detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      cands.push_back(std::move(c));
+    }
+    // The search's result depends on its kicks as much as on its start (one
+    // start at two seeds ended 7% apart, measured): the start of the
+    // cheapest result gets further runs at other seeds, placements of one
+    // kind for the recombination below to work on.
+    const bool recombine = p.ranks() <= kRecombineUpTo;
+    if (!picked.empty() && recombine) {
+      size_t best_n = 0;
+      for (size_t n = 1; n < picked.size(); ++n)
+        if (cands[first_ils + n].score.weighted_cost < cands[first_ils + best_n].score.weighted_cost) best_n = n;
+      const Candidate from = cands[picked[best_n]];
+      for (int n = 0; n < kExtraSearchRuns; ++n) {
+        Candidate c{from.name + "+ils#" + std::to_string(n + 2), from.node_of, {}};
+        detail::iterated_search(g, torus, p.nodes, p.ppn, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
+                                seed_for(from.name, 300 + n));
+        detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+        c.score = detail::network_score(*p.traffic, torus, c.node_of);
+        cands.push_back(std::move(c));
+      }
+    }
+    // Recombination of the cheapest distinct placements found so far
+    // (recombine.cpp): what makes the result depend less on which start
+    // and which kicks happened to be lucky.
+    std::vector<size_t> by_cost(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
+      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
+    });
+    std::vector<std::vector<int>> parents;
+    for (size_t i : by_cost) {
+      if (static_cast<int>(parents.size()) == kRecombineParents) break;
+      if (std::find(parents.begin(), parents.end(), cands[i].node_of) == parents.end()) parents.push_back(cands[i].node_of);
+    }
+    // Recombination aligns parents by the torus's symmetries: torus only.
+    if (parents.size() >= 2 && recombine && torus.as_torus()) {
+      say("recombining the best placements");
+      Candidate c{"recombined", detail::recombine(g, *torus.as_torus(), p.nodes, p.ppn, parents, kRecombineWork * ils_work, derived_seed(p.seed, 200)), {}};
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
     }

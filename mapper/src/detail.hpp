@@ -99,6 +99,20 @@ void refine(const CommGraph& graph, const Network& torus, const std::vector<int>
 void iterated_search(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
+// Recombination of good placements (recombine.cpp): children keep what two
+// parents agree on (the second moved by the torus symmetry that agrees most
+// with the first) and re-place the rest, then get an iterated local search;
+// a child better than the pool's worst replaces it. Returns the pool's best
+// (never worse than the best parent). `work` bounds the edge visits.
+std::vector<int> recombine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed);
+// `b` moved by the torus symmetry (translation, reflection, exchange of equal
+// dimensions; at most 4,096 tried) under which most ranks sit where `a` puts
+// them, among those that map the allocated nodes onto themselves. Adds the
+// work done to `work`.
+std::vector<int> align_by_symmetry(const Torus& torus, const std::vector<int>& nodes, const std::vector<int>& a,
+                                   const std::vector<int>& b, std::int64_t& work);
+
 // The cost change of moving v alone from `from` to `to`, its neighbours where node_of puts them.
 double move_delta(const CommGraph& g, const Network& t, const std::vector<int>& node_of, int v, int from, int to);
 // Weight of edge {u, v}, 0 if absent.

@@ -14,19 +14,33 @@ double weighted_cost(const CommGraph& graph, const Network& torus, const std::ve
 }
 
 std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of) {
-  std::vector<NodeFlow> flows;
-  flows.reserve(traffic.flows.size());
+  // Bucketed by source node first (a counting sort), then each bucket's few
+  // entries sorted by destination: a full sort of the rank flows was 10% of
+  // the default's time at 32k ranks, where every candidate is scored.
+  int nodes = 0;
+  for (int a : node_of) nodes = std::max(nodes, a + 1);
+  std::vector<size_t> start(static_cast<size_t>(nodes) + 1, 0);
   for (const Flow& f : traffic.flows) {
     const int a = node_of[f.src], b = node_of[f.dst];
-    if (a != b && f.bytes > 0) flows.push_back(NodeFlow{a, b, f.bytes});
+    if (a != b && f.bytes > 0) ++start[static_cast<size_t>(a) + 1];
   }
-  std::sort(flows.begin(), flows.end(),
-            [](const NodeFlow& x, const NodeFlow& y) { return x.src != y.src ? x.src < y.src : x.dst < y.dst; });
+  for (size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+  std::vector<NodeFlow> flows(start.back());
+  std::vector<size_t> fill(start.begin(), start.end() - 1);
+  for (const Flow& f : traffic.flows) {
+    const int a = node_of[f.src], b = node_of[f.dst];
+    if (a != b && f.bytes > 0) flows[fill[static_cast<size_t>(a)]++] = NodeFlow{a, b, f.bytes};
+  }
   size_t out = 0;
-  for (size_t i = 0; i < flows.size();) {
-    NodeFlow f = flows[i++];
-    while (i < flows.size() && flows[i].src == f.src && flows[i].dst == f.dst) f.bytes += flows[i++].bytes;
-    flows[out++] = f;
+  for (int a = 0; a < nodes; ++a) {
+    const auto first = flows.begin() + static_cast<long>(start[static_cast<size_t>(a)]);
+    const auto last = flows.begin() + static_cast<long>(start[static_cast<size_t>(a) + 1]);
+    std::stable_sort(first, last, [](const NodeFlow& x, const NodeFlow& y) { return x.dst < y.dst; });
+    for (auto it = first; it != last;) {
+      NodeFlow f = *it++;
+      while (it != last && it->dst == f.dst) f.bytes += (it++)->bytes;
+      flows[out++] = f;
+    }
   }
   flows.resize(out);
   return flows;

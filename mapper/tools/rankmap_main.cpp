@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
@@ -43,10 +44,11 @@ CollectiveModel parse_collectives(const std::string& s) {
   fail("--collectives must be 'model' or 'ignore', not '" + text::excerpt(s) + "'");
 }
 
-Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet) {
+Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr) {
   std::vector<std::string> warnings;
   Profile profile = take(read_profile(path, &warnings));
   Traffic t = take(traffic_from_profile(profile, model), path);
+  if (p_mpi) *p_mpi = mpi_fraction(profile);
   if (!quiet) {
     for (const auto& w : warnings) cli::print_warning("rankmap", w);
     for (const auto& n : t.notes) cli::print_note("rankmap", path + ": " + n);
@@ -72,16 +74,51 @@ void print_table(const std::vector<std::string>& names, const std::vector<Metric
     }
     if (gain_column && ms.size() == 2) {
       const double a = get(info, ms[0]), b = get(info, ms[1]);
-      if (a != 0 && std::isfinite(a) && std::isfinite(b)) std::printf(" %+8.1f%%", 100.0 * (b - a) / a);
+      // Rows that are already changes or shares have no change of their own.
+      if (info.unit == MetricUnit::fraction || info.unit == MetricUnit::share) std::printf(" %9s", "");
+      else if (a != 0 && std::isfinite(a) && std::isfinite(b)) std::printf(" %+8.1f%%", 100.0 * (b - a) / a);
       else std::printf(" %9s", b == a ? "0" : "n/a");
     }
     std::printf("\n");
   }
 }
 
-// Keys in catalogue order; whole numbers as integers; n/a as null.
-nlohmann::ordered_json to_json(const std::string& name, const Metrics& m, bool bound) {
+// The outlook of every mapping but the baseline, first thing on stdout:
+//   rankmap vs block: communication −18.2% (time model), application −0.9% at p_mpi 5%
+//     not worth a relaunch: predicted application gain 0.9%, below 1% (...)
+void print_outlooks(const std::vector<std::string>& names, const std::vector<Outlook>& outlooks) {
+  for (size_t i = 1; i < outlooks.size(); ++i)
+    std::printf("%s vs %s: %s\n  %s\n", names[i].c_str(), names[0].c_str(), outlook_headline(outlooks[i]).c_str(),
+                relaunch_verdict(outlooks[i]).c_str());
+}
+
+// MPI time measured by the profile, as a note: how far p_mpi can be trusted.
+void note_p_mpi(const std::string& path, const MpiFraction& f, int ranks, bool quiet) {
+  if (quiet) return;
+  if (!f.known()) {
+    cli::print_note("rankmap", path + ": no MPI time in the profile (wall=0): the application change is n/a");
+    return;
+  }
+  char buf[256];
+  std::snprintf(buf, sizeof buf, ": p_mpi %.3g%% (ranks %.3g%% to %.3g%%, %d of %d ranks timed)%s", 100 * f.mean, 100 * f.min,
+                100 * f.max, f.timed_ranks, ranks,
+                f.yield ? "; waits through the yield shim" : "");
+  cli::print_note("rankmap", path + buf);
+  if (f.ranks_sharing_a_core > 0)
+    cli::print_warning("rankmap", path + ": " + std::to_string(f.ranks_sharing_a_core) +
+                                      " ranks started on a core another rank started on: an oversubscribed run, whose "
+                                      "p_mpi counts waiting for descheduled partners; the application change assumes "
+                                      "it is the real run's");
+}
+
+// Keys in catalogue order; whole numbers as integers; n/a as null. Every
+// mapping but the baseline also carries its outlook in words.
+nlohmann::ordered_json to_json(const std::string& name, const Metrics& m, bool bound, const Outlook* outlook = nullptr) {
   nlohmann::ordered_json j = {{"mapping", name}, {"ranks", m.ranks}, {"total_bytes", static_cast<long long>(m.total_bytes)}};
+  if (outlook) {
+    j["outlook"] = outlook_headline(*outlook);
+    j["relaunch"] = relaunch_verdict(*outlook);
+  }
   for (const MetricInfo& info : metric_catalogue()) {
     const double v = bound || !from_lower_bound(info) ? info.get(m) : NAN;
     if (!std::isfinite(v)) j[info.key] = nullptr;
@@ -108,12 +145,19 @@ struct Common {
 // block, paper, scotch, then the cheapest others).
 constexpr int kReplayCandidates = 8;
 
+// The replayed time of the chosen placement over block's (both replayed).
+struct ReplayedRatio {
+  double ratio = 1;
+  bool whole_app = false;  // the trace had compute actions: the whole application was replayed
+};
+
 // map --trace: replays the default's shortlist on the machine and returns
 // the fastest placement (the static choice when the replay cannot decide,
-// with a note saying why). Prints the replayed times.
+// with a note saying why). Prints the replayed times; `replayed` gets the
+// chosen one's ratio to block when both were replayed.
 std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace& trace, const Machine& machine,
                                        const MapOutcome& outcome, const std::vector<simulation::ReplayCandidate>& extra,
-                                       const Clock& clock) {
+                                       const Clock& clock, std::optional<ReplayedRatio>& replayed) {
   std::vector<simulation::ReplayCandidate> candidates;
   for (const Alternative& a : outcome.alternatives) candidates.push_back({a.name, a.placement});
   if (candidates.empty()) candidates.push_back({o.algorithm, outcome.placement});
@@ -123,6 +167,12 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
   if (!o.quiet)
     co.replay.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
   simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), o.trace);
+  const auto block = std::find_if(choice.times.begin(), choice.times.end(), [](const simulation::CandidateTime& t) {
+    return t.name == "block" && t.seconds && *t.seconds > 0;
+  });
+  if (block != choice.times.end() && choice.times[choice.chosen].seconds)
+    replayed = ReplayedRatio{*choice.times[choice.chosen].seconds / *block->seconds,
+                             choice.mode == simulation::ReplayMode::whole_app};
   if (!o.quiet) cli::print_note("rankmap", choice.note);
   // The JSON on stdout stays one document: with --json the table goes to
   // stderr, and -q (nothing on stderr but errors) drops it.
@@ -180,7 +230,8 @@ int run_map(const Common& o) {
   inputs.insert(inputs.end(), o.candidates.begin(), o.candidates.end());
   take(refuse_to_overwrite_inputs({o.output}, inputs));
   Platform platform = take(Platform::from_machine(machine), machine_where);
-  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
+  MpiFraction p_mpi;
+  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
   MapOptions opt;
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
@@ -226,10 +277,13 @@ int run_map(const Common& o) {
     take(check_placement(m.placement, traffic.ranks, platform, nodes, opt.ppn > 0 ? opt.ppn : platform.node.cores()), path);
     extra.push_back({path.substr(path.find_last_of('/') + 1), m.placement});
   }
+  // After every input was checked: bad input gives one line on stderr.
+  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   MapOutcome chosen = take(map_ranks(traffic, platform, opt), o.profile);
   if (!o.quiet)
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
-  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, extra, clock);
+  std::optional<ReplayedRatio> replayed;
+  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, extra, clock, replayed);
   const double map_seconds = clock.seconds();
   // The record names what made the mapping (reports label columns with it).
   std::string made_by = opt.algorithm;
@@ -250,18 +304,34 @@ int run_map(const Common& o) {
   eo.lower_bound = !o.no_bound;
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
   Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
+  // The outlook against block: the replay's ratio when the trace was
+  // replayed on both, else the time model's.
+  Outlook outlook = time_model_outlook(mb, mc, p_mpi.mean);
+  if (replayed && replayed->whole_app) {
+    outlook.app_ratio = replayed->ratio;
+    outlook.app_replayed = true;
+  } else if (replayed) {
+    outlook = estimate_outlook(replayed->ratio, "replay", p_mpi.mean);
+  }
+  set_outlook(mb, time_model_outlook(mb, mb, p_mpi.mean));
+  if (outlook.app_replayed) mb.predicted_app_change = 0;  // block against itself, replayed too
+  set_outlook(mc, outlook);
   if (o.json) {
-    std::cout << nlohmann::ordered_json::array({to_json("block", mb, !o.no_bound), to_json(o.algorithm, mc, !o.no_bound)}).dump(2) << "\n";
+    std::cout << nlohmann::ordered_json::array({to_json("block", mb, !o.no_bound), to_json(o.algorithm, mc, !o.no_bound, &outlook)})
+                     .dump(2)
+              << "\n";
   } else {
     std::printf("mapped %d ranks with '%s' in %.2f s -> %s\n", traffic.ranks, o.algorithm.c_str(), map_seconds,
                 o.output.c_str());
+    print_outlooks({"block", o.algorithm}, {Outlook{}, outlook});
     print_table({"block", o.algorithm}, {mb, mc}, true, !o.no_bound);
   }
   return 0;
 }
 
 int run_evaluate(const Common& o) {
-  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet);
+  MpiFraction p_mpi;
+  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
   std::vector<Metrics> ms;
   std::vector<std::string> names;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
@@ -281,10 +351,23 @@ int run_evaluate(const Common& o) {
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));
-    all.push_back(to_json(path, ms.back(), !o.no_bound));
   }
-  if (o.json) std::cout << all.dump(2) << "\n";
-  else print_table(names, ms, ms.size() == 2, !o.no_bound);
+  note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
+  // Every mapping against the first (the placement the profile was recorded
+  // on, normally block), by the time model.
+  std::vector<Outlook> outlooks;
+  for (Metrics& m : ms) {
+    outlooks.push_back(time_model_outlook(ms[0], m, p_mpi.mean));
+    set_outlook(m, outlooks.back());
+  }
+  for (size_t i = 0; i < ms.size(); ++i)
+    all.push_back(to_json(o.mappings[i], ms[i], !o.no_bound, i > 0 ? &outlooks[i] : nullptr));
+  if (o.json) {
+    std::cout << all.dump(2) << "\n";
+  } else {
+    print_outlooks(names, outlooks);
+    print_table(names, ms, ms.size() == 2, !o.no_bound);
+  }
   return 0;
 }
 

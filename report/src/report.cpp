@@ -415,6 +415,7 @@ std::string html_page(const Page& page) {
                   "h1{font-size:1.4em;margin:0 0 .3em}"
                   ".verdict{font-size:1.35em;font-weight:bold;margin:.4em 0 .6em;padding:.4em .6em;"
                   "background:#f1f6fb;border-left:5px solid #0096c7}"
+                  ".advice{font-size:1.1em;margin:-.3em 0 .6em;padding:.2em .6em}"
                   ".notes{color:#555;margin:.2em 0}"
                   "table{border-collapse:collapse;margin:.8em 0}"
                   "td,th{border:1px solid #ccc;padding:3px 10px;text-align:right}th{background:#eee}"
@@ -428,6 +429,7 @@ std::string html_page(const Page& page) {
                   "figcaption{font-size:.9em;color:#444;max-width:540px}</style></head><body>\n";
   h += "<h1>" + escape(page.title) + "</h1>\n";
   if (!page.verdict.empty()) h += "<p class=\"verdict\" id=\"verdict\">" + escape(page.verdict) + "</p>\n";
+  if (!page.advice.empty()) h += "<p class=\"advice\" id=\"advice\">" + escape(page.advice) + "</p>\n";
   for (const std::string& n : page.notes) h += "<p class=\"notes\">" + escape(n) + "</p>\n";
   const Table& table = page.table;
   if (!table.header.empty()) {

@@ -5,10 +5,13 @@
 // nodes, a histogram above).
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
+#include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/mapper.hpp"
@@ -33,7 +36,7 @@ int report_main(int argc, char** argv) {
   CLI::App app{"rankmap-report: an HTML page with metrics, communication matrices and torus link loads"};
   cli::setup(app, "rankmap-report");
   std::string profile_path, output, title = "rankmap report", collectives = "model";
-  std::vector<std::string> mapping_paths, simulated, labels;
+  std::vector<std::string> mapping_paths, simulated, whole_app, labels;
   int ppn = 0;
   bool quiet = false;
   std::string node_list;
@@ -50,8 +53,14 @@ int report_main(int argc, char** argv) {
   app.add_option("--ppn", ppn, "ranks per node for the lower bound (default: cores per node), as in rankmap evaluate")
       ->check(cli::positive());
   app.add_option("--nodes", node_list, "allocated nodes for the lower bound, as in rankmap evaluate");
+  app.add_option("--whole-app", whole_app,
+                 "replayed whole-application time of a mapping, MAPPING=SECONDS (the whole-app column of "
+                 "rankmap-sim compare or replay); with the first and the last mapping's, the verdict gives the "
+                 "application change replayed instead of the p_mpi estimate; repeatable");
   app.add_option("--simulated", simulated,
-                 "simulated time of a mapping, MAPPING=SECONDS (from rankmap-sim run); repeatable");
+                 "simulated communication time of a mapping, MAPPING=SECONDS (rankmap-sim run, or the comm-only "
+                 "column of rankmap-sim replay); with the first and the last mapping's, the verdict uses them "
+                 "instead of the time model; repeatable");
   bool node_picture = false, no_bound = false;
   app.add_flag("--no-bound", no_bound, "skip the lower bound (as in rankmap evaluate; faster on large runs)");
   app.add_flag("--node-picture", node_picture, "add hwloc's drawing of one node (runs lstopo-no-graphics --of svg)");
@@ -93,17 +102,23 @@ int report_main(int argc, char** argv) {
     for (const std::string& f : m.machine.files()) inputs.push_back(f);
   Status not_an_input = refuse_to_overwrite_inputs({output}, inputs);
   if (!not_an_input) fail(not_an_input.error().message);
-  std::vector<double> simulated_time(mappings.size(), NAN);
-  for (const std::string& s : simulated) {
-    const size_t eq = s.rfind('=');
-    auto seconds = eq == std::string::npos ? std::nullopt : text::parse_double(s.substr(eq + 1));
-    if (!seconds) fail("bad --simulated '" + s + "', expected MAPPING=SECONDS");
-    const std::string which = s.substr(0, eq);
-    size_t i = 0;
-    while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
-    if (i == mappings.size()) fail("--simulated names '" + which + "', which is not one of the mappings");
-    simulated_time[i] = *seconds;
-  }
+  // --simulated and --whole-app: MAPPING=SECONDS, one value per mapping.
+  auto times_per_mapping = [&](const std::vector<std::string>& given, const std::string& flag) {
+    std::vector<double> seconds_of(mappings.size(), NAN);
+    for (const std::string& s : given) {
+      const size_t eq = s.rfind('=');
+      auto seconds = eq == std::string::npos ? std::nullopt : text::parse_double(s.substr(eq + 1));
+      if (!seconds) fail("bad " + flag + " '" + s + "', expected MAPPING=SECONDS");
+      const std::string which = s.substr(0, eq);
+      size_t i = 0;
+      while (i < mappings.size() && mapping_paths[i] != which && names[i] != which && base_name(mapping_paths[i]) != which) ++i;
+      if (i == mappings.size()) fail(flag + " names '" + which + "', which is not one of the mappings");
+      seconds_of[i] = *seconds;
+    }
+    return seconds_of;
+  };
+  const std::vector<double> simulated_time = times_per_mapping(simulated, "--simulated");
+  const std::vector<double> whole_app_time = times_per_mapping(whole_app, "--whole-app");
 
   auto platform = Platform::from_machine(mappings.front().machine);
   if (!platform) fail(platform.error().message);
@@ -147,8 +162,27 @@ int report_main(int argc, char** argv) {
   }
 
   const size_t last = mappings.size() - 1;
-  const bool have_simulated =
-      std::any_of(simulated_time.begin(), simulated_time.end(), [](double t) { return std::isfinite(t); });
+  auto any_finite = [](const std::vector<double>& v) {
+    return std::any_of(v.begin(), v.end(), [](double t) { return std::isfinite(t); });
+  };
+  const bool have_simulated = any_finite(simulated_time), have_whole_app = any_finite(whole_app_time);
+
+  // What the user gains, every mapping against the first: the simulated
+  // times when both were given, else the time model; the application by
+  // the profile's p_mpi (rankmap/app_estimate.hpp).
+  const MpiFraction p_mpi = mpi_fraction(*profile);
+  std::vector<Outlook> outlooks;
+  for (size_t i = 0; i < mappings.size(); ++i) {
+    if (std::isfinite(simulated_time[0]) && std::isfinite(simulated_time[i]) && simulated_time[0] > 0)
+      outlooks.push_back(estimate_outlook(simulated_time[i] / simulated_time[0], "simulated", p_mpi.mean));
+    else
+      outlooks.push_back(time_model_outlook(metrics[0], metrics[i], p_mpi.mean));
+    if (std::isfinite(whole_app_time[0]) && std::isfinite(whole_app_time[i]) && whole_app_time[0] > 0) {
+      outlooks.back().app_ratio = whole_app_time[i] / whole_app_time[0];
+      outlooks.back().app_replayed = true;
+    }
+    set_outlook(metrics[i], outlooks.back());
+  }
 
   // The table: the metric catalogue, human units, the change of the last
   // mapping against the first coloured by whether it is better.
@@ -164,7 +198,12 @@ int report_main(int argc, char** argv) {
     if (last > 0) {
       const double a = get(0), b = get(last);
       std::string change;
-      if (std::isfinite(a) && std::isfinite(b) && a != 0 && info.unit != MetricUnit::fraction) {
+      if (info.unit == MetricUnit::fraction || info.unit == MetricUnit::share) {
+        // already a change (or a share): no change of its own; colour it by its sign
+        const double v = get(last);
+        if (info.better == Better::lower && std::isfinite(v) && v < -1e-9) change_class = "better";
+        if (info.better == Better::lower && std::isfinite(v) && v > 1e-9) change_class = "worse";
+      } else if (std::isfinite(a) && std::isfinite(b) && a != 0) {
         char times[32];
         std::snprintf(times, sizeof times, b / a >= 10 ? "%.0fx" : "%.2gx", b / a);
         change = b / a >= 2 ? std::string(times) : format_human(MetricUnit::fraction, (b - a) / a);
@@ -183,13 +222,16 @@ int report_main(int argc, char** argv) {
     table.tips.push_back(info.description);
     legend.push_back({std::string(text::trim(info.label)), info.description});
   };
+  if (have_whole_app) row(whole_app_time_metric(), [&](size_t i) { return whole_app_time[i]; });
   if (have_simulated) row(simulated_time_metric(), [&](size_t i) { return simulated_time[i]; });
   for (const MetricInfo& info : metric_catalogue())
     if (!no_bound || !from_lower_bound(info)) row(info, [&](size_t i) { return info.get(metrics[i]); });
 
-  // The verdict: the last mapping against the first, on the three numbers
-  // that decide (network traffic, the bottleneck link, time).
-  std::string verdict;
+  // The verdict: the last mapping against the first, led by what the user
+  // gains (communication and application time), then the network numbers
+  // behind it (traffic, the bottleneck link); the advice under it says
+  // whether a relaunch is worth it.
+  std::string verdict, advice;
   if (last > 0) {
     auto pct = [](double a, double b) {
       if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
@@ -199,18 +241,12 @@ int report_main(int argc, char** argv) {
       if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
       return s;
     };
-    auto times = [](double a, double b) {
-      if (!(a > 0) || !std::isfinite(b)) return std::string("n/a");
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.2fx", b / a);
-      return std::string(buf);
-    };
-    verdict = names[last] + " vs " + names[0] + ": hop-bytes " + pct(metrics[0].hop_bytes, metrics[last].hop_bytes) +
-              ", max link load " + pct(metrics[0].max_link_relative, metrics[last].max_link_relative);
-    if (have_simulated && std::isfinite(simulated_time[0]) && std::isfinite(simulated_time[last]))
-      verdict += ", simulated time " + times(simulated_time[0], simulated_time[last]);
-    else
-      verdict += ", predicted comm time " + times(metrics[0].comm_time_max, metrics[last].comm_time_max);
+    verdict = names[last] + " vs " + names[0] + ": " + outlook_headline(outlooks[last]) + "; hop-bytes " +
+              pct(metrics[0].hop_bytes, metrics[last].hop_bytes) + ", max link load " +
+              pct(metrics[0].max_link_relative, metrics[last].max_link_relative);
+    advice = relaunch_verdict(outlooks[last]);
+    advice[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(advice[0])));
+    advice += ".";
   }
 
   // Matrices: both ordered by node, on one colour scale.
@@ -263,7 +299,17 @@ int report_main(int argc, char** argv) {
   report::Page page;
   page.title = title;
   page.verdict = verdict;
-  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks; machine " +
+  page.advice = advice;
+  char p_note[160] = "no MPI time in the profile: the application change is n/a";
+  if (p_mpi.known())
+    std::snprintf(p_note, sizeof p_note, "p_mpi %.3g%% (the share of the profiled run's time inside MPI; ranks %.3g%% to %.3g%%)",
+                  100 * p_mpi.mean, 100 * p_mpi.min, 100 * p_mpi.max);
+  std::string shared = p_mpi.ranks_sharing_a_core > 0
+                           ? " (an oversubscribed run: " + std::to_string(p_mpi.ranks_sharing_a_core) +
+                                 " ranks started on a core another rank started on, so p_mpi counts waiting for "
+                                 "descheduled partners)"
+                           : "";
+  page.notes = {"profile " + profile_path + ": " + std::to_string(profile->ranks) + " ranks, " + p_note + shared + "; machine " +
                     to_string(mappings.front().machine),
                 last > 0 ? "The last column is the change of " + names[last] + " against " + names[0] +
                                " (green: better, red: worse). Hover a metric for what it means; the legend below "

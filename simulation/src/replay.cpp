@@ -215,6 +215,27 @@ Status check_action_file(const std::string& path, int rank, int ranks, FileCount
       if (name == "gather" || name == "scatter") root_at = 4;
       if (root_at != 0 && root_at < w.size())
         if (auto r = c.rank(root_at, "root"); !r) return r.error();
+      // All-to-alls are pairwise traffic, which a profile records as p2p
+      // (libcommprof expands them): block i goes to rank i.
+      if (name == "alltoall" || name == "alltoallv") {
+        const bool v = name == "alltoallv";
+        const size_t dt_at = v ? 4 + 2 * static_cast<size_t>(ranks) : 4;
+        // SimGrid reads the send type only when both types are given (alltoallv) or it is (alltoall).
+        const bool typed = v ? w.size() > dt_at + 1 : w.size() > dt_at;
+        int size = default_size;
+        if (typed) {
+          auto s = c.datatype(dt_at);
+          if (!s) return s.error();
+          size = *s;
+        }
+        for (int peer = 0; peer < ranks; ++peer) {
+          const double count = *text::parse_double(w[v ? 3 + static_cast<size_t>(peer) : 2]);
+          if (peer == rank || !(count > 0)) continue;
+          auto& pair = counts.sends[{rank, peer}];
+          pair.first += 1;
+          pair.second += static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+        }
+      }
     } else if (name == "waitall") {
       if (args == 1)
         if (auto n = c.integer(2, "request count"); !n) return n.error();
@@ -395,6 +416,11 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
   if (result->exit_status != 0)
     return make_error("replay of " + trace.index_path + " failed (smpirun exit status " +
                       std::to_string(result->exit_status) + "): " + tail_lines(result->output, 3));
+  // SimGrid ends a deadlocked replay with status 0 and a simulated time (that
+  // of the deadlock): a time that would rank the placement as the fastest.
+  if (result->output.find("Deadlock detected") != std::string::npos)
+    return make_error("replay of " + trace.index_path +
+                      " deadlocked in SimGrid: the trace's sends, receives and waits do not match");
   auto clock = parse_replay_clock(result->output);
   if (!clock) return make_error("replay of " + trace.index_path + ": smpirun printed no simulated time");
   return ReplayRun{*clock, wall};

@@ -4,8 +4,11 @@
 //   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
 //   rankmap-sim replay --trace t.txt -m desmos a.map [b.map ...]
 //   rankmap-sim profile --trace t.txt -o app.prof
+//   rankmap-sim compare block.map a.map [--record t.txt -- ./app | --trace t.txt] [-p app.prof]
 #include <CLI/CLI.hpp>
 
+#include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -14,8 +17,10 @@
 #include <iostream>
 #include <unistd.h>
 
+#include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/cli.hpp"
+#include "rankmap/compare.hpp"
 #include "rankmap/mapping.hpp"
 #include "rankmap/profile.hpp"
 #include "rankmap/replay.hpp"
@@ -104,6 +109,123 @@ int run_replay(const std::string& trace_path, const std::string& machine_spec, c
   return 0;
 }
 
+// rankmap-sim compare: the whole application, deterministically. The trace
+// (with its computation) is recorded once on the first mapping, or given;
+// every mapping replays it comm-only and whole-application; the table puts
+// the p_mpi estimate, (1 - p) + p x comm-only ratio, next to the replayed
+// whole-application ratio.
+struct CompareArgs {
+  std::vector<std::string> mappings;
+  std::string trace, record, profile;
+  bool comm_only = false, quiet = false, no_computation = false;
+  std::string keep;
+  std::vector<std::string> command;
+};
+
+int run_compare(const CompareArgs& a, sim::ReplayOptions options) {
+  if (a.trace.empty() == a.record.empty())
+    return fail("compare needs either --trace INDEX (a recorded trace) or --record INDEX -- PROGRAM [ARGS...]");
+  if (!a.record.empty() && a.command.empty()) return fail("--record needs the program after --: --record INDEX -- PROGRAM [ARGS...]");
+  if (!a.trace.empty() && !a.command.empty()) return fail("--trace replays a recorded trace: no program after -- (use --record to record one)");
+  std::vector<std::pair<std::string, Mapping>> placements;
+  for (const std::string& path : a.mappings) {
+    Mapping m = cli::take(read_mapping(path), path);
+    if (!placements.empty()) {
+      const Mapping& first = placements.front().second;
+      if (m.machine.sizes != first.machine.sizes) fail(path + ": mapping is for another torus than " + a.mappings.front());
+      if (m.ranks() != first.ranks())
+        fail(path + ": places " + std::to_string(m.ranks()) + " ranks but " + a.mappings.front() + " places " +
+             std::to_string(first.ranks()));
+      m.machine = first.machine;  // one platform: the first mapping's machine
+    }
+    placements.emplace_back(path, std::move(m));
+  }
+  MpiFraction p_mpi;
+  if (!a.profile.empty()) {
+    Profile profile = cli::take(read_profile(a.profile), a.profile);
+    p_mpi = mpi_fraction(profile);
+    if (!p_mpi.known()) fail(a.profile + ": the profile has no MPI time (wall=0 on every rank)");
+  }
+  auto progress = [&](const std::string& s) {
+    if (!a.quiet) std::fprintf(stderr, "rankmap-sim: %s\n", s.c_str());
+  };
+  std::string index = a.trace;
+  if (!a.record.empty()) {
+    std::vector<std::string> inputs = a.mappings;
+    inputs.push_back(a.command.front());
+    if (!a.profile.empty()) inputs.push_back(a.profile);
+    cli::take(refuse_to_overwrite_inputs({a.record, a.record + ".platform.xml", a.record + ".hosts.txt"}, inputs));
+    sim::RecordRequest request;
+    request.smpirun = options.smpirun;
+    request.mapping = placements.front().second;
+    request.command = a.command;
+    request.index_path = a.record;
+    request.platform = options.platform;
+    request.computation = !a.no_computation;
+    request.extra_flags = options.extra_flags;
+    progress("recording " + a.record + " on " + a.mappings.front() + (a.no_computation ? " (communication only)" : " (with computation)") + " ...");
+    const auto start = std::chrono::steady_clock::now();
+    // A program that fails under smpirun ends the run with 1, as in `run`.
+    sim::RunResult recorded = cli::take(sim::record_trace(request), "", 1);
+    char line[160];
+    std::snprintf(line, sizeof line, "recorded %s: the recording run took %.9g s simulated, %.1f s wall", a.record.c_str(),
+                  recorded.simulated_time ? *recorded.simulated_time : NAN,
+                  std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    progress(line);
+    index = a.record;
+  }
+  sim::Trace trace = cli::take(sim::read_trace(index));
+  for (const auto& [path, m] : placements)
+    if (m.ranks() != trace.ranks())
+      fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the trace " + index + " has " +
+           std::to_string(trace.ranks()));
+  if (!a.quiet && trace.derived_datatype_actions > 0)
+    cli::print_warning("rankmap-sim", index + ": " + std::to_string(trace.derived_datatype_actions) +
+                                          " actions use derived datatypes (id -1), which SimGrid replays as 0 bytes");
+  std::printf("trace %s: %d ranks, %llu actions, %llu point-to-point messages, %llu bytes, %llu collectives, %llu compute "
+              "actions (%.6g flops)\n",
+              index.c_str(), trace.ranks(), static_cast<unsigned long long>(trace.actions),
+              static_cast<unsigned long long>(trace.p2p_messages()), static_cast<unsigned long long>(trace.p2p_bytes()),
+              static_cast<unsigned long long>(trace.collective_actions),
+              static_cast<unsigned long long>(trace.compute_actions), trace.compute_flops);
+  std::fflush(stdout);
+  options.progress = progress;
+  options.work_dir = a.keep;
+  sim::Comparison c = cli::take(sim::compare(trace, placements, a.comm_only, options));
+
+  // The estimate's p: the profile's p_mpi when given, else the baseline's
+  // communication share of its replayed whole-application time.
+  const double p = p_mpi.known() ? p_mpi.mean : c.p_comm();
+  const std::string p_source = p_mpi.known() ? "p_mpi of " + a.profile : "comm-only / whole-app of " + a.mappings.front();
+  size_t width = 7;
+  for (const std::string& path : a.mappings) width = std::max(width, path.size());
+  std::printf("%-*s %18s %7s %18s %7s %9s\n", static_cast<int>(width), "mapping", "comm-only (s)", "ratio", "whole-app (s)",
+              "ratio", "estimate");
+  for (size_t i = 0; i < c.placements.size(); ++i) {
+    const sim::ComparedPlacement& row = c.placements[i];
+    std::printf("%-*s %18.12g %7.4f", static_cast<int>(width), row.name.c_str(), row.comm_only_seconds, c.comm_ratio(i));
+    if (c.whole_app) std::printf(" %18.12g %7.4f", row.whole_app_seconds, c.app_ratio(i));
+    else std::printf(" %18s %7s", "-", "-");
+    const double estimate = app_time_ratio(p, c.comm_ratio(i));
+    if (std::isfinite(estimate)) std::printf(" %9.4f\n", estimate);
+    else std::printf(" %9s\n", "-");
+  }
+  if (std::isfinite(p))
+    std::printf("estimate: (1 - p) + p x comm-only ratio, p = %.4f (%s)\n", p, p_source.c_str());
+  else
+    std::printf("estimate: none (%s; give -p PROFILE for its p_mpi)\n",
+                c.whole_app ? "no communication share" : a.comm_only ? "--comm-only" : "the trace has no compute actions");
+  for (size_t i = 1; i < c.placements.size(); ++i) {
+    Outlook o = estimate_outlook(c.comm_ratio(i), "replay", p);
+    if (c.whole_app) {
+      o.app_ratio = c.app_ratio(i);
+      o.app_replayed = true;
+    }
+    std::printf("%s vs %s: %s\n", c.placements[i].name.c_str(), c.placements[0].name.c_str(), outlook_headline(o).c_str());
+  }
+  return 0;
+}
+
 int sim_main(int argc, char** argv) {
   CLI::App app{"rankmap-sim: SimGrid platform and hostfile of a machine and mapping, and simulated runs"};
   cli::setup(app, "rankmap-sim");
@@ -159,7 +281,44 @@ int sim_main(int argc, char** argv) {
   profile->add_option("--trace", profile_trace, "trace index file")->required();
   cli::add_output(*profile, profile_out, "profile to write")->required();
 
+  CompareArgs compare_args;
+  sim::ReplayOptions compare_options;
+  CLI::App* compare = app.add_subcommand(
+      "compare", "whole-application comparison: record a trace with computation once (or take one), replay it on "
+                 "every mapping, comm-only and whole-application, next to the p_mpi estimate");
+  compare->footer(
+      "Record and compare: rankmap-sim compare block.map other.map --record app.txt -- PROGRAM [ARGS...]\n"
+      "Re-run on the recorded trace (same numbers): rankmap-sim compare block.map other.map --trace app.txt\n"
+      "Details: docs/simulation.md, \"Whole-application comparison\"");
+  compare->add_option("mappings", compare_args.mappings, "mappings to compare; the first is the baseline and the recording's placement")
+      ->required();
+  compare->add_option("--trace", compare_args.trace, "a recorded trace index to replay (deterministic: same numbers on re-run)");
+  compare->add_option("--record", compare_args.record,
+                      "record the program given after -- (PROGRAM [ARGS...]) on the first mapping into this trace "
+                      "index (<INDEX>_files/ holds the action files), then replay it");
+  compare->add_flag("--no-computation", compare_args.no_computation,
+                    "with --record: simulate-computation:no (a trace without compute actions: communication only)");
+  cli::add_profile(*compare, compare_args.profile)->required(false)->description(
+      "profile of the application: the estimate uses its p_mpi (default: the baseline's comm-only / whole-app share)");
+  compare->add_flag("--comm-only", compare_args.comm_only, "skip the whole-application replays");
+  compare->add_option("--keep", compare_args.keep, "keep each replay's platform, hostfile and index in DIR/<i>-<mode>");
+  compare->add_option("--smpirun", compare_options.smpirun, "smpirun to use")->capture_default_str();
+  compare->add_option("--flag", compare_options.extra_flags, "extra smpirun flag for the recording and the replays (repeatable)");
+  cli::add_quiet(*compare, compare_args.quiet, "no progress on stderr");
+  add_platform_options(compare, compare_options.platform);
+
+  // compare's mappings are a list of positionals, which would also swallow
+  // the program after --: it is split off here.
+  if (argc > 1 && std::string(argv[1]) == "compare") {
+    for (int i = 2; i < argc; ++i) {
+      if (std::string(argv[i]) != "--") continue;
+      compare_args.command.assign(argv + i + 1, argv + argc);
+      argc = i;
+      break;
+    }
+  }
   if (auto status = cli::parse(app, argc, argv, "rankmap-sim")) return *status;
+  if (*compare) return run_compare(compare_args, compare_options);
   if (*profile) {
     sim::Trace trace = cli::take(sim::read_trace(profile_trace));
     std::vector<std::string> inputs = trace.rank_files;

@@ -104,7 +104,7 @@ elseif(MODE STREQUAL "usage")
     message(FATAL_ERROR "commprof-run --version printed '${out}'")
   endif()
   # Each bad command line: exit 2, exactly one line on stderr, the command not run.
-  foreach(bad "--bogus;touch;ran" "--mpi;lam;touch;ran" "--mpi" "-o" "")
+  foreach(bad "--bogus;touch;ran" "--mpi;lam;touch;ran" "--mpi" "-o" "--trace" "")
     execute_process(COMMAND ${LAUNCHER} ${bad} WORKING_DIRECTORY ${WORKDIR}
                     RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
     string(REGEX MATCHALL "\n" newlines "${err}")

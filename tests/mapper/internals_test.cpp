@@ -6,6 +6,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <numeric>
 
 #include "../../mapper/src/detail.hpp"
@@ -353,4 +354,97 @@ TEST_CASE("internals: a block grid folds onto torus dimensions whose sizes multi
   // Sizes that do not multiply out, or a partial allocation: no folding.
   CHECK(detail::embed_block_grid(grid, {2, 8}, platform_of("torus=4x4 node=core:1").torus, iota_nodes(16)).empty());
   CHECK(detail::embed_block_grid(grid, {4, 4}, pf.torus, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
+}
+
+TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetries that keep the allocation") {
+  // A placement of 20 ranks on a 5x4 torus and its image under "x -> 4 - x
+  // (reflection), then +2 along x and +1 along y": aligned back exactly.
+  const Platform pf = platform_of("torus=5x4 node=core:1");
+  const Torus& t = pf.torus;
+  std::vector<int> a(20);
+  for (int r = 0; r < 20; ++r) a[r] = (r * 7 + 3) % 20;
+  auto image = [&](int node) {
+    const int x = (5 - t.coord(node, 0)) % 5, y = t.coord(node, 1);
+    return t.node_at({(x + 2) % 5, (y + 1) % 4});
+  };
+  std::vector<int> b(20);
+  for (int r = 0; r < 20; ++r) b[r] = image(a[r]);
+  REQUIRE(b != a);
+  std::int64_t work = 0;
+  CHECK(detail::align_by_symmetry(t, iota_nodes(20), a, b, work) == a);
+  // On 4x4 the exchange of the two dimensions is a symmetry too.
+  const Platform sq = platform_of("torus=4x4 node=core:1");
+  std::vector<int> c(16), d(16);
+  for (int r = 0; r < 16; ++r) {
+    c[r] = (r * 5 + 1) % 16;
+    d[r] = sq.torus.node_at({sq.torus.coord(c[r], 1), sq.torus.coord(c[r], 0)});
+  }
+  CHECK(detail::align_by_symmetry(sq.torus, iota_nodes(16), c, d, work) == c);
+  CHECK(work > 0);
+  // Allocated nodes 0-9 (the first two rows of 5x4): a shift along y would
+  // leave them, so the best allowed symmetry maps the rows onto themselves.
+  const std::vector<int> rows = iota_nodes(10);
+  std::vector<int> e(10), f(10);
+  for (int r = 0; r < 10; ++r) {
+    e[r] = r;
+    f[r] = t.node_at({(t.coord(r, 0) + 1) % 5, 1 - t.coord(r, 1)});  // shift x, swap the two rows
+  }
+  const std::vector<int> back = detail::align_by_symmetry(t, rows, e, f, work);
+  CHECK(back == e);
+}
+
+TEST_CASE("internals: recombination never loses to its best parent, keeps capacities, is deterministic") {
+  const Platform pf = platform_of("torus=4x4 node=package:1,core:4");
+  const Torus& torus = pf.torus;
+  const auto nodes = iota_nodes(16);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const CommGraph g = random_graph(60, 5, seed);
+    std::vector<std::vector<int>> parents;
+    for (int k = 0; k < 3; ++k) {
+      std::vector<int> p(60);
+      const int mult[] = {7, 11, 13};  // coprime to 15: every node gets 4 ranks
+      for (int r = 0; r < 60; ++r) p[r] = (r * mult[k] + k) % 15;
+      REQUIRE(max_load(p, 16) <= 4);
+      detail::iterated_search(g, torus, nodes, 4, p, 100'000, seed + 10 * static_cast<std::uint64_t>(k));
+      parents.push_back(p);
+    }
+    double best_parent = detail::weighted_cost(g, torus, parents[0]);
+    for (const auto& p : parents) best_parent = std::min(best_parent, detail::weighted_cost(g, torus, p));
+    const auto a = detail::recombine(g, torus, nodes, 4, parents, 1'000'000, seed);
+    const auto b = detail::recombine(g, torus, nodes, 4, parents, 1'000'000, seed);
+    CHECK(a == b);
+    CHECK(max_load(a, 16) <= 4);
+    CHECK(detail::weighted_cost(g, torus, a) <= best_parent);
+  }
+}
+
+TEST_CASE("internals: recombining searches of a scrambled stencil gets closer to the optimum than any of them") {
+  // The 8x8 periodic stencil of the test above, one rank per node on 8x8:
+  // three iterated local searches at different seeds, then their
+  // recombination with the same budget as one search.
+  const Platform pf = platform_of("torus=8x8 node=core:1");
+  SynthSpec s;
+  s.pattern = "stencil2d";
+  s.ranks = 64;
+  s.shape = {8, 8};
+  s.bytes = 1;
+  auto p = synthesize(s);
+  REQUIRE(p.ok());
+  auto t = traffic_from_profile(*p, CollectiveModel::model);
+  REQUIRE(t.ok());
+  const CommGraph g = build_comm_graph(*t, 0);
+  std::vector<std::vector<int>> parents;
+  double best_parent = std::numeric_limits<double>::infinity();
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    std::vector<int> start(64);
+    for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;
+    detail::iterated_search(g, pf.torus, iota_nodes(64), 1, start, 2'000'000, seed);
+    best_parent = std::min(best_parent, detail::weighted_cost(g, pf.torus, start));
+    parents.push_back(start);
+  }
+  const auto child = detail::recombine(g, pf.torus, iota_nodes(64), 1, parents, 2'000'000, 1);
+  const double optimum = 2.0 * static_cast<double>(g.edges());
+  INFO("best parent " << best_parent << ", recombined " << detail::weighted_cost(g, pf.torus, child));
+  CHECK(detail::weighted_cost(g, pf.torus, child) >= optimum);
+  CHECK(detail::weighted_cost(g, pf.torus, child) < best_parent);
 }

@@ -37,6 +37,9 @@ grep -q "^rankmap: chose 'scotch-bytes' by replay (comm-only 0.000263783213 s, 0
   fail "choice by replay: $(grep 'by replay' map.err)"
 grep -q "^  1   scotch                     0.000352038067   1.0000  $" map.out || fail "table row 1: $(cat map.out)"
 grep -q "^  7   scotch-bytes               0.000263783213   0.7493  <- chosen by replay$" map.out || fail "table row 7: $(cat map.out)"
+# The outlook leads with the replayed times: chosen / block = 0.000263783213 / 0.000651151082.
+grep -q "^rankmap vs block: communication −59.5% (replay), application n/a (no MPI time in the profile)$" map.out ||
+  fail "outlook of map --trace: $(grep -A1 '^rankmap vs' map.out)"
 # Every other candidate is slower in replay than the chosen one.
 awk '/^  [0-9] / && $3 != "-" { if ($3 + 0 < 0.000263783213) bad = 1; n++ } END { exit !(n == 8 && !bad) }' map.out ||
   fail "a candidate replayed faster than the choice: $(cat map.out)"

@@ -231,3 +231,20 @@ TEST_CASE("whole-application replay adds the compute actions at the host speed")
   CHECK(c->times[0].seconds == app->simulated_seconds);
   CHECK(*c->times[1].seconds == Approx(1e-3 + 300e-9 + 8000 / 20e9).epsilon(1e-5));
 }
+
+TEST_CASE("a replay that deadlocks is an error, not a time") {
+  // SimGrid's sendRecv sends and receives with tag 0: against an irecv and a
+  // send with tag 5 on the other side, nothing matches.
+  const std::string dir = scratch() + "/deadlock";
+  fs::create_directories(dir);
+  std::ofstream(dir + "/r0.txt") << "0 init\n0 sendRecv 10 1 10 1 6 6\n0 finalize\n";
+  std::ofstream(dir + "/r1.txt") << "1 init\n1 irecv 0 5 10 6\n1 send 0 5 10 6\n1 wait 0 1 5\n1 finalize\n";
+  std::ofstream(dir + "/trace.txt") << "r0.txt\nr1.txt\n";
+  auto trace = sim::read_trace(dir + "/trace.txt");
+  REQUIRE(trace.ok());
+  sim::ReplayOptions opt;
+  opt.smpirun = RANKMAP_SMPIRUN;
+  auto run = sim::replay(*trace, Mapping{desmos(), {Placement{0, 0}, Placement{1, 0}}, ""}, sim::ReplayMode::comm_only, opt);
+  REQUIRE_FALSE(run.ok());
+  CHECK(run.error().message.find("deadlocked") != std::string::npos);
+}

@@ -92,6 +92,28 @@ TEST_CASE("derived datatypes are counted: SimGrid replays them as 0 bytes") {
   CHECK(t->p2p_bytes() == 0);
 }
 
+TEST_CASE("all-to-all blocks are pair traffic, as a libcommprof profile records them") {
+  test::ScratchDir dir("rankmap-replay-test");
+  // 3 ranks: alltoall of 2 doubles per block (16 bytes to each other rank);
+  // alltoallv with per-rank counts (zero blocks are no message), in ints,
+  // then one without datatypes (the default, bytes after a bare "init").
+  std::vector<std::string> files;
+  for (int r = 0; r < 3; ++r) {
+    const std::string R = std::to_string(r) + " ";
+    std::string counts;
+    for (int j = 0; j < 3; ++j) counts += " " + std::to_string(j == (r + 1) % 3 ? 0 : r + j + 1);
+    files.push_back(R + "init\n" + R + "alltoall 2 2 0 0\n" + R + "alltoallv 9" + counts + " 9" + counts + " 1 1\n" + R +
+                    "alltoallv 9" + counts + " 9" + counts + "\n" + R + "finalize\n");
+  }
+  auto t = sim::read_trace(write_trace(dir, files));
+  REQUIRE(t.ok());
+  CHECK(t->collective_actions == 9);
+  // 0 -> 1: the alltoallv block is zero; 0 -> 2: 3 ints and 3 bytes; 1 -> 0: 2 ints, 2 bytes; ...
+  const std::vector<PairTraffic> expected = {{0, 1, 1, 16}, {0, 2, 3, 16 + 12 + 3}, {1, 0, 3, 16 + 8 + 2},
+                                             {1, 2, 1, 16},  {2, 0, 1, 16},          {2, 1, 3, 16 + 16 + 4}};
+  CHECK(t->p2p == expected);
+}
+
 TEST_CASE("bad traces are refused with file:line") {
   test::ScratchDir dir("rankmap-replay-test");
   const std::string r0 = dir.path + "/rank-0.txt:";

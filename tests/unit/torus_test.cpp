@@ -220,6 +220,28 @@ TEST_CASE("torus: the weighted distance table equals the sum over dimensions, be
   }
 }
 
+TEST_CASE("torus: above the table's size the weighted distance comes from tables over blocks of dimensions") {
+  // 16x16x8x2 (blocks 16x16 and 8x2) with a chain and mixed links, and
+  // 2000x3 (one dimension above the limit: computed): sum_d hops_d / links_d.
+  struct Shape {
+    std::vector<int> sizes;
+    std::vector<bool> wrap;
+    std::vector<int> links;
+  };
+  for (const Shape& s : {Shape{{16, 16, 8, 2}, {true, false, true, true}, {2, 1, 2, 1}},
+                         Shape{{2000, 3}, {true, true}, {1, 2}}}) {
+    auto t = Torus::create(s.sizes, s.wrap, s.links, 1e9);
+    REQUIRE(t.ok());
+    INFO(t->nodes() << " nodes");
+    for (int a = 0; a < t->nodes(); a += 29)
+      for (int b = 0; b < t->nodes(); b += 13) {
+        double w = 0;
+        for (int d = 0; d < t->dims(); ++d) w += std::abs(t->dim_moves(a, b, d)) / static_cast<double>(s.links[d]);
+        REQUIRE(t->weighted_distance(a, b) == w);
+      }
+  }
+}
+
 TEST_CASE("torus: moves, diameter and mean hops need no per-dimension table") {
   // The documented rule, written out independently: the shorter way round a
   // ring, positive on a tie; the plain difference along a chain.

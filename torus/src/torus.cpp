@@ -44,6 +44,33 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
     for (size_t d = 0; d < dims; ++d) t.coords_[static_cast<size_t>(n) * dims + d] = (n / t.strides_[d]) % t.sizes_[d];
 
   t.build_distance_table();
+  if (t.nodes_ > kDistanceTableNodes && *std::max_element(t.sizes_.begin(), t.sizes_.end()) <= kDistanceTableNodes) {
+    // Blocks of consecutive dimensions, each as large as the limit allows.
+    std::vector<size_t> first;  // first dimension of every block
+    for (size_t d = 0, product = kDistanceTableNodes + 1; d < dims; ++d) {
+      if (product * static_cast<size_t>(t.sizes_[d]) > static_cast<size_t>(kDistanceTableNodes)) {
+        first.push_back(d);
+        product = 1;
+      }
+      product *= static_cast<size_t>(t.sizes_[d]);
+    }
+    first.push_back(dims);
+    const size_t blocks = first.size() - 1;
+    t.block_coord_.resize(static_cast<size_t>(t.nodes_) * blocks);
+    for (size_t k = 0; k < blocks; ++k) {
+      const int block_stride = t.strides_[first[k]];
+      const int block_size = first[k + 1] < dims ? t.strides_[first[k + 1]] / block_stride : t.nodes_ / block_stride;
+      // Node i * block_stride has coordinate i in this block and 0 elsewhere.
+      std::vector<double> table(static_cast<size_t>(block_size) * static_cast<size_t>(block_size));
+      for (int x = 0; x < block_size; ++x)
+        for (int y = 0; y < block_size; ++y)
+          table[static_cast<size_t>(x) * static_cast<size_t>(block_size) + static_cast<size_t>(y)] =
+              t.weighted_distance_computed(x * block_stride, y * block_stride);
+      t.block_tables_.push_back(std::move(table));
+      t.block_sizes_.push_back(static_cast<size_t>(block_size));
+      for (int n = 0; n < t.nodes_; ++n) t.block_coord_[static_cast<size_t>(n) * blocks + k] = (n / block_stride) % block_size;
+    }
+  }
   return t;
 }
 

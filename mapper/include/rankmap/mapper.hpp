@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,6 +21,9 @@
 namespace rankmap {
 
 // ---------------------------------------------------------------- evaluator
+
+// A number that is not known (printed n/a, null in JSON).
+inline constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 struct Metrics {
   int ranks = 0;
@@ -46,6 +50,13 @@ struct Metrics {
   double gap_weighted = 0;
   double intra_node_bytes = 0;
   double cross_package_bytes = 0;  // intra-node bytes between cores of different packages
+  // Against a baseline mapping (rankmap/app_estimate.hpp; set by the tools,
+  // not by evaluate(), which sees one mapping): the profile's measured
+  // fraction of time in MPI, the predicted change of communication time and
+  // the estimated change of the whole application's time (ratio - 1).
+  double p_mpi = kNoValue;
+  double predicted_comm_change = kNoValue;
+  double predicted_app_change = kNoValue;
 };
 
 struct EvaluateOptions {

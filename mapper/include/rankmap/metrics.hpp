@@ -23,6 +23,7 @@ enum class MetricUnit {
   seconds,     // s
   hops,        // torus hops
   fraction,    // a ratio minus one (0.12 = 12% above)
+  share,       // a part of a whole, 0 to 1 (0.05 = 5%)
 };
 
 enum class Better { lower, higher, neither };
@@ -38,7 +39,29 @@ struct MetricInfo {
 
 // In table order.
 inline const std::vector<MetricInfo>& metric_catalogue() {
+  // The answer a user asks for comes first ("how much faster?"): the
+  // predicted changes against the baseline and the time model's times; the
+  // network measures follow.
   static const std::vector<MetricInfo> catalogue = {
+      {"predicted_comm_time_change", "communication change", MetricUnit::fraction, Better::lower,
+       "predicted change of communication time against the baseline (the first mapping; block in rankmap map): "
+       "the time model's slowest rank, or the replayed time when a trace was replayed",
+       [](const Metrics& m) { return m.predicted_comm_change; }},
+      {"predicted_app_time_change", "application change", MetricUnit::fraction, Better::lower,
+       "estimated change of the whole application's time: (1 - p_mpi) + p_mpi x (communication ratio), minus 1; "
+       "computation unchanged, all MPI time scaling with communication, so an upper bound of the gain "
+       "(time spent waiting for slower partners does not shrink)",
+       [](const Metrics& m) { return m.predicted_app_change; }},
+      {"p_mpi", "p_mpi (profile)", MetricUnit::share, Better::neither,
+       "share of the profiled run's time spent inside MPI: the profile's mpi= over wall=, summed over ranks "
+       "(n/a for profiles without timing: synthetic, from a trace, COMMPROF_TIMING=0)",
+       [](const Metrics& m) { return m.p_mpi; }},
+      {"predicted_comm_time_max_seconds", "time model, max rank", MetricUnit::seconds, Better::lower,
+       "the time model's prediction for the slowest rank: its messages' latency plus their bytes at the max-min "
+       "fair share of every link they cross, all flows at once; intra-node messages at the node's speed",
+       [](const Metrics& m) { return m.predicted_comm_time_max; }},
+      {"predicted_comm_time_mean_seconds", "time model, mean rank", MetricUnit::seconds, Better::lower,
+       "the time model's prediction averaged over ranks", [](const Metrics& m) { return m.predicted_comm_time_mean; }},
       {"nodes_used", "nodes used", MetricUnit::count, Better::neither, "torus nodes that hold at least one rank",
        [](const Metrics& m) { return static_cast<double>(m.nodes_used); }},
       {"inter_node_bytes", "inter-node bytes", MetricUnit::bytes, Better::lower,
@@ -82,12 +105,6 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
        [](const Metrics& m) { return m.comm_time_max; }},
       {"comm_time_mean_seconds", "comm time, mean rank", MetricUnit::seconds, Better::lower,
        "the same prediction averaged over ranks", [](const Metrics& m) { return m.comm_time_mean; }},
-      {"predicted_comm_time_max_seconds", "time model, max rank", MetricUnit::seconds, Better::lower,
-       "the time model's prediction for the slowest rank: its messages' latency plus their bytes at the max-min "
-       "fair share of every link they cross, all flows at once; intra-node messages at the node's speed",
-       [](const Metrics& m) { return m.predicted_comm_time_max; }},
-      {"predicted_comm_time_mean_seconds", "time model, mean rank", MetricUnit::seconds, Better::lower,
-       "the time model's prediction averaged over ranks", [](const Metrics& m) { return m.predicted_comm_time_mean; }},
       {"intra_node_bytes", "intra-node bytes", MetricUnit::bytes, Better::higher,
        "bytes between ranks on the same node: they never enter the network",
        [](const Metrics& m) { return m.intra_node_bytes; }},
@@ -102,6 +119,14 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
 inline const MetricInfo& simulated_time_metric() {
   static const MetricInfo info{"simulated_seconds", "simulated time", MetricUnit::seconds, Better::lower,
                                "run time of the real program in SimGrid on this placement (rankmap-sim run)", nullptr};
+  return info;
+}
+
+inline const MetricInfo& whole_app_time_metric() {
+  static const MetricInfo info{"whole_app_seconds", "whole-app time (replay)", MetricUnit::seconds, Better::lower,
+                               "run time of the whole application, computation included, replayed in SimGrid on this "
+                               "placement (rankmap-sim compare)",
+                               nullptr};
   return info;
 }
 
@@ -128,6 +153,7 @@ inline const char* unit_symbol(MetricUnit unit) {
     case MetricUnit::seconds: return "s";
     case MetricUnit::hops: return "hops";
     case MetricUnit::fraction: return "ratio-1";
+    case MetricUnit::share: return "share";
   }
   return "";
 }
@@ -155,6 +181,11 @@ inline std::string format_human(MetricUnit unit, double v) {
       std::string s = v == 0 ? "0%" : buf;
       if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
       return s;
+    }
+    case MetricUnit::share: {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.3g%%", 100 * v);
+      return buf;
     }
     case MetricUnit::seconds: return text::human_seconds(v);
   }

@@ -82,11 +82,13 @@ struct Figure {
 };
 
 // A self-contained HTML page: title, the verdict (one line, large; may be
-// empty), notes (plain text lines), the table, a legend (term, meaning) and
-// the figures.
+// empty), the advice under it (whether a relaunch is worth it; may be empty),
+// notes (plain text lines), the table, a legend (term, meaning) and the
+// figures.
 struct Page {
   std::string title;
   std::string verdict;
+  std::string advice;
   std::vector<std::string> notes;
   Table table;
   std::vector<std::pair<std::string, std::string>> legend;

@@ -33,8 +33,9 @@ struct Trace {
   std::uint64_t compute_actions = 0;    // "compute <flops>": kept in whole-application replays only
   double compute_flops = 0;
   std::uint64_t collective_actions = 0;
-  // Point-to-point sends (send, isend, sendRecv) per ordered rank pair, with
-  // bytes = count x datatype size: what a profile's p2p lines would say.
+  // Point-to-point sends (send, isend, sendRecv) and the blocks of
+  // alltoall/alltoallv per ordered rank pair, with bytes = count x datatype
+  // size: what a profile's p2p lines would say (libcommprof expands all-to-alls too).
   std::vector<PairTraffic> p2p;
   // Actions whose datatype is derived (id -1): SimGrid's trace keeps only
   // the count, and replays them as 0 bytes. Counted so that tools can warn.
@@ -80,8 +81,9 @@ const char* replay_mode_name(ReplayMode mode);
 
 // Replays `trace` on `mapping`'s machine and placement. The platform carries
 // routes between all nodes up to 512 nodes, else between the nodes the
-// mapping uses. Fails when the ranks differ, smpirun cannot run, or the replay
-// fails (with the tail of SimGrid's output).
+// mapping uses. Fails when the ranks differ, smpirun cannot run, the replay
+// fails (with the tail of SimGrid's output) or deadlocks (SimGrid then exits
+// 0 with the time of the deadlock).
 Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode mode, const ReplayOptions& options = {});
 
 // The smpirun run replay() makes: default_smpirun_flags(), the clock format,

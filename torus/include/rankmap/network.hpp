@@ -71,9 +71,18 @@ class Network {
   virtual int hops(int a, int b) const = 0;
   // Sum over the route of the cost of each hop (a single link costs more
   // than a doubled one); what the mappers minimise. From a table up to
-  // kDistanceTableNodes nodes (the mappers' inner loop), computed above.
+  // kDistanceTableNodes nodes (the mappers' inner loop), above from
+  // weighted_distance_untabled.
   double weighted_distance(int a, int b) const {
     if (!weighted_table_.empty()) return weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(table_nodes_) + b];
+    if (!block_tables_.empty()) {
+      const int* ia = &block_coord_[static_cast<size_t>(a) * block_tables_.size()];
+      const int* ib = &block_coord_[static_cast<size_t>(b) * block_tables_.size()];
+      double w = 0;
+      for (size_t k = 0; k < block_tables_.size(); ++k)
+        w += block_tables_[k][static_cast<size_t>(ia[k]) * block_sizes_[k] + static_cast<size_t>(ib[k])];
+      return w;
+    }
     return weighted_distance_computed(a, b);
   }
   static constexpr int kDistanceTableNodes = 1024;  // 8 MB of doubles at most
@@ -136,6 +145,7 @@ class Network {
   Network& operator=(const Network&) = default;
   Network(Network&&) = default;
   Network& operator=(Network&&) = default;
+  // The formula, from which the tables are built.
   virtual double weighted_distance_computed(int a, int b) const = 0;
   // Fills the weighted-distance table (up to kDistanceTableNodes nodes); an
   // implementation calls it once it is complete.
@@ -144,6 +154,15 @@ class Network {
  private:
   std::vector<double> weighted_table_;  // nodes x nodes, empty above kDistanceTableNodes
   int table_nodes_ = 0;
+
+ protected:
+  // Above kDistanceTableNodes, a network whose weighted distance is a sum
+  // over parts of the node's label (the torus: blocks of consecutive
+  // dimensions) may fill these: a table per part, and every node's
+  // coordinate in each part; weighted_distance then sums lookups.
+  std::vector<std::vector<double>> block_tables_;
+  std::vector<size_t> block_sizes_;
+  std::vector<int> block_coord_;  // nodes x blocks
 };
 
 }  // namespace rankmap

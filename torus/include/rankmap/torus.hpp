@@ -53,7 +53,9 @@ class Torus final : public Network {
   // Signed number of steps the route makes along d from a to b (0 when equal).
   int dim_moves(int a, int b, int d) const;
   int hops(int a, int b) const override;
-  // weighted_distance (Network): the sum over the route of 1 / links[d].
+  // weighted_distance (Network): the sum over the route of 1 / links[d]; from
+  // Network's table up to kDistanceTableNodes nodes, above from its tables
+  // over blocks of consecutive dimensions.
 
   // The route from a to b as directed link traversals, appended to out
   // (cleared first). Empty when a == b.
@@ -120,6 +122,10 @@ class Torus final : public Network {
   std::vector<int> strides_;
   std::vector<int> coords_;                  // nodes x dims
   int ring_size_[kMaxDims] = {};             // per dim, its size if a ring, 0 if a chain
+  // Above kDistanceTableNodes the weighted distance, a sum over dimensions,
+  // comes from Network's block tables: blocks of consecutive dimensions of at
+  // most kDistanceTableNodes nodes each (16x16 and 8x2 for 16x16x8x2), filled
+  // by create(); none when one dimension alone exceeds the limit (then computed).
 };
 
 // The seed's latency model of one MPI message.

@@ -1,0 +1,252 @@
+// Recombination of good placements (a memetic step, as in the memetic
+// algorithms for the quadratic assignment problem): the iterated local search
+// (iterated_search.cpp) ends in the basin its start and its kicks led it to,
+// and which basin that is depends on the seed. Two good placements from
+// different starts usually agree on most of the structure (which ranks share a
+// node, which nodes neighbour) and differ in a few regions; a child that keeps
+// what both parents agree on and re-places the rest, then searched, lands in
+// basins neither start reaches, and the best of a pool evolved this way depends
+// far less on which start happened to be lucky.
+//
+// Placements that are images of each other under a symmetry of the torus
+// (translation, reflection, exchange of equal dimensions) agree on nothing
+// rank by rank, so the second parent is first moved by the symmetry that
+// makes it agree most with the first.
+//
+// Deterministic: choices come from std::mt19937_64 with the given seed and the
+// budget counts edge visits.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "detail.hpp"
+
+namespace rankmap::detail {
+
+namespace {
+
+// Symmetries of the torus that keep the weighted distance: per-dimension
+// translation (rings only) and reflection, and permutations of dimensions of
+// equal size, wrap and link count. Enumerated lazily as node maps, at most
+// kMaxSymmetries of them (the identity first).
+constexpr int kMaxSymmetries = 4096;
+
+class Symmetries {
+ public:
+  explicit Symmetries(const Torus& t) : t_(t) {
+    const int n = t.dims();
+    std::vector<int> perm(static_cast<size_t>(n));
+    std::iota(perm.begin(), perm.end(), 0);
+    do {
+      bool ok = true;
+      for (int d = 0; d < n && ok; ++d) {
+        const int e = perm[static_cast<size_t>(d)];
+        ok = t.size(d) == t.size(e) && t.wraps(d) == t.wraps(e) && t.links(d) == t.links(e);
+      }
+      if (ok) perms_.push_back(perm);
+    } while (std::next_permutation(perm.begin(), perm.end()));
+  }
+
+  // Calls f(map) for each symmetry (map: node -> image), up to kMaxSymmetries.
+  template <class F>
+  void for_each(F&& f) const {
+    const int n = t_.dims();
+    std::vector<int> shift(static_cast<size_t>(n), 0), flip(static_cast<size_t>(n), 0);
+    std::vector<int> map(static_cast<size_t>(t_.nodes()));
+    std::vector<int> c(static_cast<size_t>(n));
+    int count = 0;
+    for (const std::vector<int>& perm : perms_) {
+      std::fill(shift.begin(), shift.end(), 0);
+      std::fill(flip.begin(), flip.end(), 0);
+      for (;;) {
+        if (count++ == kMaxSymmetries) return;
+        for (int a = 0; a < t_.nodes(); ++a) {
+          for (int d = 0; d < n; ++d) {
+            const int size = t_.size(d);
+            int x = t_.coord(a, perm[static_cast<size_t>(d)]);
+            if (flip[static_cast<size_t>(d)]) x = t_.wraps(d) ? (size - x) % size : size - 1 - x;
+            c[static_cast<size_t>(d)] = (x + shift[static_cast<size_t>(d)]) % size;
+          }
+          map[static_cast<size_t>(a)] = t_.node_at(c);
+        }
+        f(map);
+        // Next (flip, shift) combination, odometer style.
+        int d = 0;
+        for (; d < n; ++d) {
+          const int size = t_.size(d);
+          if (t_.wraps(d) && shift[static_cast<size_t>(d)] + 1 < size) {
+            ++shift[static_cast<size_t>(d)];
+            break;
+          }
+          shift[static_cast<size_t>(d)] = 0;
+          if (size > 2 && !flip[static_cast<size_t>(d)]) {  // a size-2 reflection is a translation
+            flip[static_cast<size_t>(d)] = 1;
+            break;
+          }
+          flip[static_cast<size_t>(d)] = 0;
+        }
+        if (d == n) break;
+      }
+    }
+  }
+
+ private:
+  const Torus& t_;
+  std::vector<std::vector<int>> perms_;
+};
+
+// Keeps every rank on which the parents agree; places the others one by one,
+// most attached to the placed ranks first, each on the allocated node with room
+// that costs least towards its placed partners (the parents' nodes and the
+// partners' nodes and their torus neighbours are the candidates, else the
+// first node with room).
+std::vector<int> cross(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn,
+                       const std::vector<int>& a, const std::vector<int>& b, std::int64_t& work) {
+  const int n = g.vertices;
+  std::vector<int> child(static_cast<size_t>(n), -1);
+  std::vector<int> room(static_cast<size_t>(t.nodes()), 0);
+  for (int x : nodes) room[static_cast<size_t>(x)] = ppn;
+  std::vector<int> open;
+  for (int r = 0; r < n; ++r)
+    if (a[static_cast<size_t>(r)] == b[static_cast<size_t>(r)]) {
+      child[static_cast<size_t>(r)] = a[static_cast<size_t>(r)];
+      --room[static_cast<size_t>(a[static_cast<size_t>(r)])];
+    } else {
+      open.push_back(r);
+    }
+  // Pull towards placed partners; recomputed as ranks get placed (a simple
+  // quadratic loop over the open ranks: they are the disagreement, a minority).
+  std::vector<double> pull(static_cast<size_t>(n), 0);
+  for (int r : open)
+    for (auto e = g.xadj[r]; e < g.xadj[r + 1]; ++e)
+      if (child[static_cast<size_t>(g.adjncy[e])] >= 0) pull[static_cast<size_t>(r)] += g.weight[e];
+  work += static_cast<std::int64_t>(g.adjncy.size());
+  std::vector<int> cand;
+  while (!open.empty()) {
+    size_t pick = 0;
+    for (size_t i = 1; i < open.size(); ++i)
+      if (pull[static_cast<size_t>(open[i])] > pull[static_cast<size_t>(open[pick])]) pick = i;
+    const int r = open[pick];
+    open.erase(open.begin() + static_cast<long>(pick));
+    work += static_cast<std::int64_t>(open.size());
+    cand.clear();
+    cand.push_back(a[static_cast<size_t>(r)]);
+    cand.push_back(b[static_cast<size_t>(r)]);
+    for (auto e = g.xadj[r]; e < g.xadj[r + 1]; ++e) {
+      const int q = child[static_cast<size_t>(g.adjncy[e])];
+      if (q < 0) continue;
+      cand.push_back(q);
+      for (int d = 0; d < t.dims(); ++d)
+        for (Direction dir : {Direction::plus, Direction::minus}) {
+          const int c = t.neighbor(q, d, dir);
+          if (c >= 0) cand.push_back(c);
+        }
+    }
+    int best_node = -1;
+    double best_cost = 0;
+    for (int x : cand) {
+      if (room[static_cast<size_t>(x)] <= 0) continue;
+      double c = 0;
+      for (auto e = g.xadj[r]; e < g.xadj[r + 1]; ++e) {
+        const int q = child[static_cast<size_t>(g.adjncy[e])];
+        if (q >= 0) c += g.weight[e] * t.weighted_distance(x, q);
+      }
+      work += g.xadj[r + 1] - g.xadj[r];
+      if (best_node < 0 || c < best_cost || (c == best_cost && x < best_node)) {
+        best_node = x;
+        best_cost = c;
+      }
+    }
+    if (best_node < 0)
+      for (int x : nodes)
+        if (room[static_cast<size_t>(x)] > 0) {
+          best_node = x;
+          break;
+        }
+    child[static_cast<size_t>(r)] = best_node;
+    --room[static_cast<size_t>(best_node)];
+    for (auto e = g.xadj[r]; e < g.xadj[r + 1]; ++e) pull[static_cast<size_t>(g.adjncy[e])] += g.weight[e];
+  }
+  return child;
+}
+
+}  // namespace
+
+std::vector<int> align_by_symmetry(const Torus& t, const std::vector<int>& nodes, const std::vector<int>& a,
+                                   const std::vector<int>& b, std::int64_t& work) {
+  const Symmetries sym(t);
+  std::vector<char> allocated(static_cast<size_t>(t.nodes()), 0);
+  for (int x : nodes) allocated[static_cast<size_t>(x)] = 1;
+  // Ranks per (node in a, node in b) pair: agreement is a sum over pairs.
+  std::vector<std::pair<int, int>> pairs;
+  pairs.reserve(a.size());
+  for (size_t r = 0; r < a.size(); ++r) pairs.push_back({a[r], b[r]});
+  std::sort(pairs.begin(), pairs.end());
+  std::vector<std::pair<std::pair<int, int>, int>> counted;
+  for (size_t i = 0; i < pairs.size();) {
+    size_t j = i;
+    while (j < pairs.size() && pairs[j] == pairs[i]) ++j;
+    counted.push_back({pairs[i], static_cast<int>(j - i)});
+    i = j;
+  }
+  int best = -1;
+  std::vector<int> best_map;
+  sym.for_each([&](const std::vector<int>& map) {
+    work += static_cast<std::int64_t>(map.size() + counted.size());
+    for (size_t x = 0; x < map.size(); ++x)
+      if (allocated[x] && !allocated[static_cast<size_t>(map[x])]) return;
+    int agree = 0;
+    for (const auto& [pr, k] : counted)
+      if (map[static_cast<size_t>(pr.second)] == pr.first) agree += k;
+    if (agree > best) {
+      best = agree;
+      best_map = map;
+    }
+  });
+  std::vector<int> out(b);
+  if (!best_map.empty())
+    for (int& x : out) x = best_map[static_cast<size_t>(x)];
+  return out;
+}
+
+std::vector<int> recombine(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn,
+                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed) {
+  struct Member {
+    std::vector<int> node_of;
+    double cost;
+  };
+  std::vector<Member> pool;
+  for (const std::vector<int>& p : parents) pool.push_back({p, weighted_cost(g, t, p)});
+  if (pool.empty()) return {};
+  auto by_cost = [](const Member& x, const Member& y) { return x.cost < y.cost; };
+  std::sort(pool.begin(), pool.end(), by_cost);
+  if (pool.size() < 2 || g.edges() == 0) return pool.front().node_of;
+  std::mt19937_64 rng(seed);
+  const double tol = 1e-12 * std::max(1.0, pool.front().cost);
+  // Each child gets a search of this many edge visits: a few descents'
+  // worth, enough to settle the re-placed region and its surroundings.
+  const std::int64_t child_work = std::max<std::int64_t>(work / 16, 20 * static_cast<std::int64_t>(g.adjncy.size()));
+  std::int64_t spent = 0;
+  while (spent < work) {
+    // The best parent with a random other one: the pool's best keeps
+    // improving while the others supply the variation.
+    const size_t i = 0, j = 1 + static_cast<size_t>(rng() % (pool.size() - 1));
+    const std::vector<int> b = align_by_symmetry(t, nodes, pool[i].node_of, pool[j].node_of, spent);
+    std::vector<int> child = cross(g, t, nodes, ppn, pool[i].node_of, b, spent);
+    iterated_search(g, t, nodes, ppn, child, child_work, rng());
+    spent += child_work;
+    const double cost = weighted_cost(g, t, child);
+    spent += static_cast<std::int64_t>(g.adjncy.size());
+    // Into the pool in place of the worst when better than it and not a copy.
+    const bool copy = std::any_of(pool.begin(), pool.end(),
+                                  [&](const Member& m) { return std::abs(m.cost - cost) <= tol || m.node_of == child; });
+    if (!copy && cost < pool.back().cost - tol) {
+      pool.back() = {std::move(child), cost};
+      std::sort(pool.begin(), pool.end(), by_cost);
+    }
+  }
+  return pool.front().node_of;
+}
+
+}  // namespace rankmap::detail
