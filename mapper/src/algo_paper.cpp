@@ -10,7 +10,7 @@ Result<MapOutcome> map_paper(const MapProblem& p) {
   const std::vector<int> part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
   std::vector<int> node_of(part.size());
   for (size_t r = 0; r < part.size(); ++r) node_of[r] = p.nodes[static_cast<size_t>(part[r])];
-  return MapOutcome{detail::cores_by_topology(*p.graph, node_of, p.platform->node, p.platform->torus.nodes()), {}, {}};
+  return MapOutcome{detail::cores_by_topology(*p.graph, node_of, p.platform->node, p.platform->net().nodes()), {}, {}};
 }
 
 }  // namespace rankmap

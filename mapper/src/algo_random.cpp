@@ -17,7 +17,7 @@ Result<MapOutcome> map_random(const MapProblem& p) {
   // and the same seed must give the same mapping everywhere.
   for (size_t i = slots.size(); i > 1; --i) std::swap(slots[i - 1], slots[rng() % i]);
   std::vector<int> node_of(slots.begin(), slots.begin() + p.ranks());
-  return MapOutcome{detail::cores_in_rank_order(node_of, p.platform->torus.nodes()), {}, {}};
+  return MapOutcome{detail::cores_in_rank_order(node_of, p.platform->net().nodes()), {}, {}};
 }
 
 }  // namespace rankmap

@@ -132,7 +132,7 @@ bool seed_free(const std::string& name) {
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
-  const Torus& torus = p.platform->torus;
+  const Network& torus = p.platform->net();
   // The search minimises bytes x distance, the evaluator's cost; message
   // byte-equivalents enter only through the reference starts below (what
   // `paper` and `scotch` optimise). A profile with messages but no bytes
@@ -190,11 +190,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
   }
-  {
+  if (const Torus* grid = torus.as_torus()) {
     // Block along a walk of the torus in which consecutive nodes are
     // neighbours: block's strength (rank order) without its long jumps at the
     // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
-    const std::vector<int> walk = detail::snake_order(torus, p.nodes);
+    const std::vector<int> walk = detail::snake_order(*grid, p.nodes);
     Candidate c{"snake", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
     for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
     cands.push_back(std::move(c));
@@ -244,11 +244,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, kSeedFreeSeed));
         ++placed;
       }
-      if (folded < kCartesianPlaced) {
+      if (folded < kCartesianPlaced && torus.as_torus()) {
         std::vector<int> block_node;
         double block_cost = 0;
         for (const std::vector<int>& grid : grouping.grids) {
-          std::vector<int> fold = detail::embed_block_grid(q, grid, torus, p.nodes);
+          std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), p.nodes);
           if (fold.empty()) continue;
           const double cost = detail::weighted_cost(q, torus, fold);
           if (block_node.empty() || cost < block_cost) {
@@ -422,9 +422,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       if (static_cast<int>(parents.size()) == kRecombineParents) break;
       if (std::find(parents.begin(), parents.end(), cands[i].node_of) == parents.end()) parents.push_back(cands[i].node_of);
     }
-    if (parents.size() >= 2 && recombine) {
+    // Recombination aligns parents by the torus's symmetries: torus only.
+    if (parents.size() >= 2 && recombine && torus.as_torus()) {
       say("recombining the best placements");
-      Candidate c{"recombined", detail::recombine(g, torus, p.nodes, p.ppn, parents, kRecombineWork * ils_work, derived_seed(p.seed, 200)), {}};
+      Candidate c{"recombined", detail::recombine(g, *torus.as_torus(), p.nodes, p.ppn, parents, kRecombineWork * ils_work, derived_seed(p.seed, 200)), {}};
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
     }

@@ -1,6 +1,6 @@
 // Dual recursive bisection, the idea behind Scotch's mapper, with METIS as the
-// graph bisector and the torus split geometrically: halve the allocated nodes
-// across their widest dimension, split the ranks in proportion to the two
+// graph bisector and the network split geometrically (Network::split; a torus
+// halves the allocated nodes across their widest dimension), split the ranks in proportion to the two
 // halves' capacity so the cut traffic is small, recurse. Traffic that is cut
 // high in the recursion crosses the middle of the machine; traffic cut low
 // stays between neighbours.
@@ -17,36 +17,14 @@ namespace {
 
 struct Bisector {
   const CommGraph& g;
-  const Torus& torus;
+  const Network& torus;
   int cap;
   std::uint64_t seed;
   std::vector<int>& node_of;
   std::vector<int> local;  // global vertex -> index in the current subgraph, -1 outside
 
-  // Splits `nodes` in two halves across the dimension with the most distinct
-  // coordinates (ties: the one with fewer parallel links, whose cut is the
-  // more expensive to cross and so should be cut where traffic is low).
-  void split_nodes(std::vector<int>& nodes, size_t& half) const {
-    int best_d = 0, best_span = -1;
-    for (int d = 0; d < torus.dims(); ++d) {
-      std::vector<int> cs;
-      for (int a : nodes) cs.push_back(torus.coord(a, d));
-      std::sort(cs.begin(), cs.end());
-      const int span = static_cast<int>(std::unique(cs.begin(), cs.end()) - cs.begin());
-      if (span > best_span || (span == best_span && torus.links(d) < torus.links(best_d))) {
-        best_span = span;
-        best_d = d;
-      }
-    }
-    std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return torus.coord(a, best_d) < torus.coord(b, best_d); });
-    // Cut between coordinates, as close to the middle as the coordinates allow.
-    half = nodes.size() / 2;
-    size_t lo = half, hi = half;
-    while (lo > 0 && torus.coord(nodes[lo - 1], best_d) == torus.coord(nodes[lo], best_d)) --lo;
-    while (hi < nodes.size() && torus.coord(nodes[hi - 1], best_d) == torus.coord(nodes[hi], best_d)) ++hi;
-    if (lo == 0 && hi == nodes.size()) return;  // cannot happen with span > 1
-    half = (lo > 0 && (half - lo <= hi - half || hi == nodes.size())) ? lo : hi;
-  }
+  // The network's split (Torus: across the widest dimension, between coordinates).
+  void split_nodes(std::vector<int>& nodes, size_t& half) const { torus.split(nodes, half); }
 
   // Splits `verts` into a first part of exactly `first` vertices with a small cut.
   void bisect(std::vector<int>& verts, int first) {
@@ -106,18 +84,7 @@ struct Bisector {
 
   // A node of `nodes` near their middle: where the vertices of this domain
   // are assumed to be until the recursion places them.
-  int representative(const std::vector<int>& nodes) const {
-    std::vector<int> c(static_cast<size_t>(torus.dims()));
-    std::vector<int> cs;
-    for (int d = 0; d < torus.dims(); ++d) {
-      cs.clear();
-      for (int a : nodes) cs.push_back(torus.coord(a, d));
-      std::nth_element(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
-      c[d] = cs[cs.size() / 2];
-    }
-    const int mid = torus.node_at(c);
-    return std::find(nodes.begin(), nodes.end(), mid) != nodes.end() ? mid : nodes[nodes.size() / 2];
-  }
+  int representative(const std::vector<int>& nodes) const { return torus.representative(nodes); }
 
   // Pull of the vertices in [b, e) towards node `at`, from their edges to
   // vertices outside the domain being split (at their current representative).
@@ -264,7 +231,7 @@ struct Bisector {
 
 }  // namespace
 
-std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes,
                                          int cap, std::uint64_t seed) {
   std::vector<int> node_of(static_cast<size_t>(graph.vertices), nodes.front());
   Bisector b{graph, torus, cap, seed, node_of, std::vector<int>(static_cast<size_t>(graph.vertices), -1), {}};

@@ -25,7 +25,7 @@ void enforce_group_capacity(const CommGraph& graph, std::vector<int>& part, int 
 
 // Per-node variant: excess ranks go to the most attached allocated node with
 // room, else the nearest one (hops) with room.
-void enforce_node_capacity(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void enforce_node_capacity(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
                            std::vector<int>& node_of);
 
 // Graph of the groups: vertex g = group g, edge weight = sum of weights between them.
@@ -36,14 +36,14 @@ CommGraph contract(const CommGraph& graph, const std::vector<int>& part, int k);
 // (Scotch "deco" target) instead of the plain torusXD/meshXD (hop) target.
 // Returns the torus node of every vertex (balance is Scotch's, not exact).
 // strict_balance: quality + balance strategy with zero imbalance (-cqb -b0).
-Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+Result<std::vector<int>> scotch_map(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes,
                                     bool weighted, bool strict_balance, std::uint64_t seed,
                                     std::vector<std::string>& notes);
 
 // Dual recursive bisection: the allocated nodes are halved across their widest
 // dimension and the vertices split by METIS in proportion to the halves'
 // capacity (cap per node), recursively. Exact: every node gets <= cap.
-std::vector<int> recursive_bisection_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes,
                                          int cap, std::uint64_t seed);
 
 // Node groups of at most `cap` vertices by repeated heavy-edge matching (index
@@ -82,12 +82,12 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
 std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes);
 
 // sum over edges weight x weighted_distance(node_of[u], node_of[v]).
-double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of);
+double weighted_cost(const CommGraph& graph, const Network& torus, const std::vector<int>& node_of);
 
 // Local search on sum w x weighted_distance: swaps of whole node contents
 // between nodes (or moves onto free allocated nodes), then swaps/moves of
 // single ranks across nodes. Never increases the cost; respects ppn.
-void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void refine(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
             std::vector<int>& node_of, int passes);
 
 // Iterated local search on sum w x weighted_distance with at most ppn ranks
@@ -96,7 +96,7 @@ void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& 
 // descent from the ranks they touched; a kick is kept when the cost does not
 // rise. `work` bounds the edge visits (deterministic for a seed). node_of
 // becomes the best assignment seen (never worse than the input).
-void iterated_search(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void iterated_search(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
 // Recombination of good placements (recombine.cpp): children keep what two
@@ -114,7 +114,7 @@ std::vector<int> align_by_symmetry(const Torus& torus, const std::vector<int>& n
                                    const std::vector<int>& b, std::int64_t& work);
 
 // The cost change of moving v alone from `from` to `to`, its neighbours where node_of puts them.
-double move_delta(const CommGraph& g, const Torus& t, const std::vector<int>& node_of, int v, int from, int to);
+double move_delta(const CommGraph& g, const Network& t, const std::vector<int>& node_of, int v, int from, int to);
 // Weight of edge {u, v}, 0 if absent.
 double edge_weight(const CommGraph& g, int u, int v);
 // The nodes v is most attached to (by edge weight), v's own node excluded, at most `limit`.
@@ -126,7 +126,7 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
 // the bandwidth-weighted cost rises by at most `cost_budget` in total;
 // candidates are the ends of the flows crossing the busiest links. At most
 // `max_swaps` swaps; nothing on dense traffic (over 32 node flows per node).
-void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+void relieve_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
                    int max_swaps, double cost_budget);
 
 // The same aim with single ranks: a rank with a flow across a busiest link
@@ -134,7 +134,7 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
 // neighbours and its partners' nodes), best lexicographic (max load, links
 // at the max) per step, cost rise within `cost_budget` in total. At most
 // `max_swaps` steps; sees partition changes that whole-node swaps cannot.
-void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void relieve_rank_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, int ppn,
                         std::vector<int>& node_of, int max_swaps, double cost_budget);
 
 // The network objective of a node assignment under the real routing.
@@ -142,7 +142,7 @@ struct NetworkScore {
   double weighted_cost = 0;      // bytes x weighted_distance
   double max_link_relative = 0;  // busiest connection, bytes / capacity
 };
-NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std::vector<int>& node_of);
+NetworkScore network_score(const Traffic& traffic, const Network& torus, const std::vector<int>& node_of);
 
 // Node flows (directed, merged) of a node assignment.
 std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of);

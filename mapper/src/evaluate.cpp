@@ -15,23 +15,32 @@ std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector
 }
 
 Result<Platform> Platform::from_machine(const Machine& machine) {
+  if (!machine.network_word.empty()) {
+    auto network = machine.network();
+    if (!network) return network.error();
+    auto node = machine.node_topology();
+    if (!node) return node.error();
+    // `torus` is then a one-node stand-in that only pre-Network code reads.
+    auto stand_in = Torus::create({1}, {false}, {1}, machine.bw);
+    if (!stand_in) return stand_in.error();
+    return Platform{std::move(*stand_in), std::move(*node), machine.latency(), std::move(*network)};
+  }
   auto torus = machine.torus();
   if (!torus) return torus.error();
   auto node = machine.node_topology();
   if (!node) return node.error();
-  return Platform{std::move(*torus), std::move(*node), machine.latency()};
+  return Platform{std::move(*torus), std::move(*node), machine.latency(), nullptr};
 }
 
 namespace {
 
 // For the k-th nearest other allocated node (k = 0, 1, ...), the smallest
 // distance any allocated node has to its k-th nearest: a distance profile no
-// node can beat. A fully wrapped torus with every node allocated is
-// vertex-transitive, so one node's profile is everyone's.
+// node can beat. On a vertex-transitive network (a fully wrapped torus) with
+// every node allocated, one node's profile is everyone's.
 template <class Distance>
-std::vector<double> nearest_profile(const Torus& torus, const std::vector<int>& nodes, Distance dist) {
-  bool transitive = static_cast<int>(nodes.size()) == torus.nodes();
-  for (int d = 0; d < torus.dims() && transitive; ++d) transitive = torus.wraps(d) || torus.size(d) <= 2;
+std::vector<double> nearest_profile(const Network& torus, const std::vector<int>& nodes, Distance dist) {
+  const bool transitive = static_cast<int>(nodes.size()) == torus.nodes() && torus.vertex_transitive();
   std::vector<double> best, row;
   const size_t sources = transitive ? 1 : nodes.size();
   for (size_t i = 0; i < sources; ++i) {
@@ -158,7 +167,7 @@ bool triangle_free(const CommGraph& g) {
 
 }  // namespace
 
-LowerBound cost_lower_bound(const CommGraph& g, const Torus& torus, int ppn, const std::vector<int>& nodes_in) {
+LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, const std::vector<int>& nodes_in) {
   std::vector<int> nodes = nodes_in;
   if (nodes.empty()) {
     nodes.resize(static_cast<size_t>(torus.nodes()));
@@ -326,7 +335,7 @@ std::vector<double> shared_finish_times(const std::vector<std::int64_t>& start, 
 
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options) {
-  const Torus& torus = platform.torus;
+  const Network& torus = platform.net();
   const LatencyModel& lat = platform.latency;
   // Latency: every message pays its own, one after the other. Bytes: all
   // flows run at once and a rank waits for the last of its own (charging
@@ -382,7 +391,7 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
 
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options) {
-  const Torus& torus = platform.torus;
+  const Network& torus = platform.net();
   const NodeTopology& node = platform.node;
   if (static_cast<int>(placement.size()) != traffic.ranks)
     return make_error("the mapping places " + std::to_string(placement.size()) + " ranks but the profile has " +

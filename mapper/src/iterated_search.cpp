@@ -28,7 +28,7 @@ constexpr int kMaxResplitRanks = 8;  // 256 divisions of two nodes of 4
 
 class RankSearch {
  public:
-  RankSearch(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn, std::vector<int>& node_of)
+  RankSearch(const CommGraph& g, const Network& t, const std::vector<int>& nodes, int ppn, std::vector<int>& node_of)
       : g_(g), t_(t), ppn_(ppn), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
         allocated_(static_cast<size_t>(t.nodes()), 0), queued_(static_cast<size_t>(g.vertices), 0) {
     for (int a : nodes) allocated_[a] = 1;
@@ -165,14 +165,12 @@ class RankSearch {
     for (int sweep = 0; sweep < 8 && work_ < work_limit; ++sweep) {
       double sweep_gain = 0;
       for (int a : nodes)
-        for (int d = 0; d < t_.dims(); ++d)
-          for (Direction dir : {Direction::plus, Direction::minus}) {
-            const int b = t_.neighbor(a, d, dir);
-            if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty()) || work_ >= work_limit)
-              continue;
-            sweep_gain += resplit(a, b);
-            sweep_gain += descend();
-          }
+        for (int b : t_.neighbors(a)) {
+          if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty()) || work_ >= work_limit)
+            continue;
+          sweep_gain += resplit(a, b);
+          sweep_gain += descend();
+        }
       gain += sweep_gain;
       if (sweep_gain <= tol_) break;
     }
@@ -215,7 +213,7 @@ class RankSearch {
   }
 
   const CommGraph& g_;
-  const Torus& t_;
+  const Network& t_;
   int ppn_;
   std::vector<int>& node_of_;
   std::vector<std::vector<int>> members_;
@@ -233,7 +231,7 @@ class RankSearch {
 
 }  // namespace
 
-void iterated_search(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void iterated_search(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed) {
   if (graph.vertices < 2 || graph.edges() == 0 || nodes.size() < 2) return;
   std::vector<int> current = node_of;
@@ -253,7 +251,7 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
   double best_cost = cost;
   node_of = current;
   const double tol = 1e-12 * std::max(cost, 1.0);
-  std::vector<int> near;
+  std::vector<int> near, adjacent;
   std::vector<std::pair<double, int>> att;
   while (s.work() < work) {
     const int r = active[uniform(active.size())];
@@ -263,11 +261,9 @@ void iterated_search(const CommGraph& graph, const Torus& torus, const std::vect
     s.charge(1 + graph.xadj[r + 1] - graph.xadj[r]);
     // A nearby node: a torus neighbour of r's node or a node r is attached to.
     near.clear();
-    for (int d = 0; d < torus.dims(); ++d)
-      for (Direction dir : {Direction::plus, Direction::minus}) {
-        const int b = torus.neighbor(a, d, dir);
-        if (b >= 0 && b != a && s.allocated(b)) near.push_back(b);
-      }
+    torus.neighbors(a, adjacent);
+    for (int b : adjacent)
+      if (b != a && s.allocated(b)) near.push_back(b);
     attached_nodes(graph, current, r, 3, att);
     for (auto [w, b] : att)
       if (s.allocated(b)) near.push_back(b);

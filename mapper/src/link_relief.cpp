@@ -40,7 +40,7 @@ bool preferred(const LoadState& s, double cost_delta, double budget, const LoadS
   return s.same_top(best) && s.squares < best.squares * (1 - 1e-12);
 }
 
-LoadState load_state(const Torus& torus, const std::vector<double>& loads) {
+LoadState load_state(const Network& torus, const std::vector<double>& loads) {
   LoadState s;
   for (size_t l = 0; l < loads.size(); ++l) {
     if (loads[l] <= 0) continue;
@@ -61,7 +61,7 @@ LoadState load_state(const Torus& torus, const std::vector<double>& loads) {
 // (unless every busiest link got lighter), then undone exactly.
 class TrialLoads {
  public:
-  TrialLoads(const Torus& t, std::vector<double>& loads)
+  TrialLoads(const Network& t, std::vector<double>& loads)
       : t_(t), loads_(loads), mark_(loads.size(), -1), saved_(loads.size(), 0.0) {}
 
   // The kTopLinks busiest links of the current loads, busiest first: lets
@@ -167,7 +167,7 @@ class TrialLoads {
   }
 
  private:
-  const Torus& t_;
+  const Network& t_;
   std::vector<double>& loads_;
   std::vector<int> mark_;
   std::vector<double> saved_;
@@ -180,7 +180,7 @@ class TrialLoads {
 
 }  // namespace
 
-void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void relieve_rank_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, int ppn,
                         std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
@@ -244,9 +244,7 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
     for (int r : hot_ranks) {
       const int a = node_of[r];
       // Places: a's torus neighbours and the nodes of r's partners.
-      cand.clear();
-      for (int d = 0; d < torus.dims(); ++d)
-        for (Direction dir : {Direction::plus, Direction::minus}) cand.push_back(torus.neighbor(a, d, dir));
+      torus.neighbors(a, cand);
       // ... and the three nodes it exchanges most bytes with.
       attached.clear();
       for (int i : incident[r]) {
@@ -315,7 +313,7 @@ void relieve_rank_links(const Traffic& traffic, const Torus& torus, const std::v
   }
 }
 
-void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+void relieve_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
                    int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   std::vector<NodeFlow> flows = node_flows(traffic, node_of);
@@ -365,29 +363,27 @@ void relieve_links(const Traffic& traffic, const Torus& torus, const std::vector
     int best_x = -1, best_y = -1;
     double best_delta = 0;
     for (int x : ends)
-      for (int d = 0; d < torus.dims(); ++d)
-        for (Direction dir : {Direction::plus, Direction::minus}) {
-          const int y = torus.neighbor(x, d, dir);
-          if (y < 0 || y == x || !allocated[y]) continue;
-          // Swap the contents of x and y on the scratch loads: the flows
-          // touching either change ends, the others keep their routes.
-          auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
-          collect_affected(x, y);
-          trial.begin();
-          double cost_delta = 0;
-          for (int i : affected) {
-            const NodeFlow& f = flows[i];
-            cost_delta += trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
-          }
-          const LoadState s = trial.state_after(state);
-          trial.undo();
-          if (preferred(s, cost_delta, budget, state, best)) {
-            best_delta = cost_delta;
-            best = s;
-            best_x = x;
-            best_y = y;
-          }
+      for (int y : torus.neighbors(x)) {
+        if (y == x || !allocated[y]) continue;
+        // Swap the contents of x and y on the scratch loads: the flows
+        // touching either change ends, the others keep their routes.
+        auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };
+        collect_affected(x, y);
+        trial.begin();
+        double cost_delta = 0;
+        for (int i : affected) {
+          const NodeFlow& f = flows[i];
+          cost_delta += trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
         }
+        const LoadState s = trial.state_after(state);
+        trial.undo();
+        if (preferred(s, cost_delta, budget, state, best)) {
+          best_delta = cost_delta;
+          best = s;
+          best_x = x;
+          best_y = y;
+        }
+      }
     if (best_x < 0) break;
     budget -= best_delta;
     const int x = best_x, y = best_y;

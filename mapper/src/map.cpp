@@ -98,13 +98,13 @@ Status MapProblem::check() const {
 Status check_placement(const std::vector<Placement>& placement, int ranks, const Platform& platform,
                        const std::vector<int>& nodes, int ppn) {
   if (static_cast<int>(placement.size()) != ranks) return make_error("placement has the wrong number of ranks");
-  std::vector<char> allocated(static_cast<size_t>(platform.torus.nodes()), 0);
+  std::vector<char> allocated(static_cast<size_t>(platform.net().nodes()), 0);
   for (int a : nodes) allocated[a] = 1;
-  std::vector<int> load(static_cast<size_t>(platform.torus.nodes()), 0);
-  std::vector<char> core_used(static_cast<size_t>(platform.torus.nodes()) * platform.node.cores(), 0);
+  std::vector<int> load(static_cast<size_t>(platform.net().nodes()), 0);
+  std::vector<char> core_used(static_cast<size_t>(platform.net().nodes()) * platform.node.cores(), 0);
   for (int r = 0; r < ranks; ++r) {
     const Placement& p = placement[r];
-    if (p.node < 0 || p.node >= platform.torus.nodes() || !allocated[p.node])
+    if (p.node < 0 || p.node >= platform.net().nodes() || !allocated[p.node])
       return make_error("rank " + std::to_string(r) + " placed on a node outside the allocation");
     if (p.core < 0 || p.core >= platform.node.cores()) return make_error("rank " + std::to_string(r) + " on a missing core");
     if (++load[p.node] > ppn) return make_error("node " + std::to_string(p.node) + " holds more than " + std::to_string(ppn) + " ranks");
@@ -131,7 +131,7 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   problem.platform = &platform;
   problem.nodes = options.nodes;
   if (problem.nodes.empty()) {
-    problem.nodes.resize(static_cast<size_t>(platform.torus.nodes()));
+    problem.nodes.resize(static_cast<size_t>(platform.net().nodes()));
     std::iota(problem.nodes.begin(), problem.nodes.end(), 0);
   }
   problem.ppn = options.ppn > 0 ? options.ppn : platform.node.cores();

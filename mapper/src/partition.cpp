@@ -82,7 +82,7 @@ void enforce_group_capacity(const CommGraph& graph, std::vector<int>& part, int 
   });
 }
 
-void enforce_node_capacity(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void enforce_node_capacity(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
                            std::vector<int>& node_of) {
   std::vector<int> load(static_cast<size_t>(torus.nodes()), 0);
   for (int a : node_of) ++load[a];

@@ -5,7 +5,7 @@
 
 namespace rankmap::detail {
 
-double weighted_cost(const CommGraph& graph, const Torus& torus, const std::vector<int>& node_of) {
+double weighted_cost(const CommGraph& graph, const Network& torus, const std::vector<int>& node_of) {
   double cost = 0;
   for (int u = 0; u < graph.vertices; ++u)
     for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e)
@@ -46,7 +46,7 @@ std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>&
   return flows;
 }
 
-NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std::vector<int>& node_of) {
+NetworkScore network_score(const Traffic& traffic, const Network& torus, const std::vector<int>& node_of) {
   NetworkScore s;
   auto flows = node_flows(traffic, node_of);
   for (const NodeFlow& f : flows) s.weighted_cost += f.bytes * torus.weighted_distance(f.src, f.dst);
@@ -56,7 +56,7 @@ NetworkScore network_score(const Traffic& traffic, const Torus& torus, const std
 
 // Sum over v's edges of w x (distance from `to` - distance from `from`) with
 // v's neighbours where `node_of` puts them: the cost change of moving v alone.
-double move_delta(const CommGraph& g, const Torus& t, const std::vector<int>& node_of, int v, int from, int to) {
+double move_delta(const CommGraph& g, const Network& t, const std::vector<int>& node_of, int v, int from, int to) {
   double d = 0;
   for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
     const int q = node_of[g.adjncy[e]];
@@ -101,7 +101,7 @@ constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both 
 // Returns the total cost reduction. A pass that gains less than `min_pass_gain`
 // ends the search: the last passes of a local search cost as much as the
 // first and buy almost nothing.
-double refine_groups(const CommGraph& graph, const Torus& torus, const std::vector<char>& allocated,
+double refine_groups(const CommGraph& graph, const Network& torus, const std::vector<char>& allocated,
                      std::vector<int>& node_of, int passes, double min_pass_gain) {
   // Groups = current node contents; group id = node index (dense enough, and
   // free nodes are simply groups without vertices).
@@ -113,7 +113,7 @@ double refine_groups(const CommGraph& graph, const Torus& torus, const std::vect
   std::vector<char> empty(static_cast<size_t>(nn), 1);
   for (int a : node_of) empty[a] = 0;
   std::vector<std::pair<double, int>> att;
-  std::vector<int> cand;
+  std::vector<int> cand, near;
   double total_gain = 0;
   const double tol = kMinGain * (q.total_weight() / static_cast<double>(std::max<std::int64_t>(1, q.edges())) + 1);
   for (int pass = 0; pass < passes; ++pass) {
@@ -125,11 +125,8 @@ double refine_groups(const CommGraph& graph, const Torus& torus, const std::vect
       cand.clear();
       for (auto [w, b] : att) {
         cand.push_back(b);
-        for (int d = 0; d < torus.dims(); ++d)
-          for (Direction dir : {Direction::plus, Direction::minus}) {
-            const int c = torus.neighbor(b, d, dir);
-            if (c >= 0) cand.push_back(c);
-          }
+        torus.neighbors(b, near);
+        cand.insert(cand.end(), near.begin(), near.end());
       }
       std::sort(cand.begin(), cand.end());
       cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
@@ -165,7 +162,7 @@ double refine_groups(const CommGraph& graph, const Torus& torus, const std::vect
   return total_gain;
 }
 
-double refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<char>& allocated, int ppn,
+double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<char>& allocated, int ppn,
                     std::vector<int>& node_of, int passes, double min_pass_gain) {
   const int nn = torus.nodes();
   std::vector<std::vector<int>> members(static_cast<size_t>(nn));
@@ -219,7 +216,7 @@ double refine_ranks(const CommGraph& g, const Torus& torus, const std::vector<ch
 
 }  // namespace
 
-void refine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+void refine(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
             std::vector<int>& node_of, int passes) {
   std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
   for (int a : nodes) allocated[a] = 1;

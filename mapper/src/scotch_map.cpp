@@ -3,6 +3,7 @@
 #include <scotch.h>
 
 #include <algorithm>
+#include <cmath>
 #include <memory>
 #include <numeric>
 
@@ -60,9 +61,26 @@ void build_torus_graph(const Torus& torus, bool weighted, std::vector<SCOTCH_Num
   }
 }
 
+// Any other network as a complete Scotch graph whose edge weights are its
+// distances (hops, or the weighted distance in hundredths): Scotch's deco
+// target then prices a pair as the network does. nodes^2 edges.
+void build_distance_graph(const Network& network, bool weighted, std::vector<SCOTCH_Num>& verttab,
+                          std::vector<SCOTCH_Num>& edgetab, std::vector<SCOTCH_Num>& edlotab) {
+  verttab.assign(1, 0);
+  for (int a = 0; a < network.nodes(); ++a) {
+    for (int b = 0; b < network.nodes(); ++b) {
+      if (b == a) continue;
+      edgetab.push_back(b);
+      edlotab.push_back(weighted ? std::max<SCOTCH_Num>(1, static_cast<SCOTCH_Num>(std::lround(100 * network.weighted_distance(a, b))))
+                                 : network.hops(a, b));
+    }
+    verttab.push_back(static_cast<SCOTCH_Num>(edgetab.size()));
+  }
+}
+
 }  // namespace
 
-Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes,
+Result<std::vector<int>> scotch_map(const CommGraph& graph, const Network& network, const std::vector<int>& nodes,
                                     bool weighted, bool strict_balance, std::uint64_t seed,
                                     std::vector<std::string>& notes) {
   const int n = graph.vertices;
@@ -81,17 +99,18 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
 
   // Plain targets keep Scotch's own torusXD/meshXD (what `scotch_gmap` uses);
   // the weighted one (and tori Scotch's torus cannot describe) are built from
-  // the torus graph.
+  // the torus graph; other networks from their distances.
+  const Torus* torus = network.as_torus();
   std::vector<SCOTCH_Num> sizes;
   bool all_wrap = true, no_wrap = true;
-  for (int d = 0; d < torus.dims(); ++d) {
-    if (torus.size(d) == 1) continue;  // size-1 dimensions change nothing
-    sizes.push_back(torus.size(d));
-    all_wrap = all_wrap && torus.wraps(d);
-    no_wrap = no_wrap && !torus.wraps(d);
+  for (int d = 0; torus && d < torus->dims(); ++d) {
+    if (torus->size(d) == 1) continue;  // size-1 dimensions change nothing
+    sizes.push_back(torus->size(d));
+    all_wrap = all_wrap && torus->wraps(d);
+    no_wrap = no_wrap && !torus->wraps(d);
   }
   if (sizes.empty()) sizes.push_back(1);
-  const bool plain_ok = static_cast<int>(sizes.size()) <= kScotchMaxTorusDims && (all_wrap || no_wrap);
+  const bool plain_ok = torus && static_cast<int>(sizes.size()) <= kScotchMaxTorusDims && (all_wrap || no_wrap);
   ScotchArch full, sub;
   std::vector<SCOTCH_Num> tverttab, tedgetab, tedlotab;
   ScotchGraph target;
@@ -101,11 +120,14 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
                             : SCOTCH_archMeshX(&full.a, static_cast<SCOTCH_Num>(sizes.size()), sizes.data());
     if (rc != 0) return make_error("internal: Scotch rejected the torus target");
   } else {
-    if (!weighted)
+    if (!weighted && torus)
       notes.push_back("scotch: Scotch's torusXD target supports at most 5 dimensions, all wrapped or none; this torus is "
                       "described to Scotch as a graph target (deco) built from its links instead");
-    build_torus_graph(torus, weighted, tverttab, tedgetab, tedlotab);
-    if (SCOTCH_graphBuild(&target.g, 0, torus.nodes(), tverttab.data(), nullptr, nullptr, nullptr,
+    if (torus)
+      build_torus_graph(*torus, weighted, tverttab, tedgetab, tedlotab);
+    else
+      build_distance_graph(network, weighted, tverttab, tedgetab, tedlotab);
+    if (SCOTCH_graphBuild(&target.g, 0, network.nodes(), tverttab.data(), nullptr, nullptr, nullptr,
                           static_cast<SCOTCH_Num>(tedgetab.size()), tedgetab.data(), tedlotab.data()) != 0)
       return make_error("internal: SCOTCH_graphBuild failed on the torus graph");
     SCOTCH_randomSeed(static_cast<SCOTCH_Num>(seed % 2147483647));
@@ -115,7 +137,7 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Torus& torus, 
   }
   const SCOTCH_Arch* arch = &full.a;
   std::vector<SCOTCH_Num> subset(nodes.begin(), nodes.end());
-  const bool is_subset = static_cast<int>(nodes.size()) != torus.nodes();
+  const bool is_subset = static_cast<int>(nodes.size()) != network.nodes();
   if (is_subset) {
     if (SCOTCH_archSub(&sub.a, &full.a, static_cast<SCOTCH_Num>(subset.size()), subset.data()) != 0)
       return make_error("internal: SCOTCH_archSub failed");

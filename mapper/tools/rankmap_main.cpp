@@ -245,7 +245,7 @@ int run_map(const Common& o) {
     for (const auto& a : algorithms()) names += (names.empty() ? "" : ", ") + a.name;
     fail("unknown algorithm '" + text::excerpt(o.algorithm) + "' (known: " + names + ")");
   }
-  check_capacity(o, machine, platform, traffic.ranks, opt.nodes.empty() ? static_cast<size_t>(platform.torus.nodes()) : opt.nodes.size());
+  check_capacity(o, machine, platform, traffic.ranks, opt.nodes.empty() ? static_cast<size_t>(platform.net().nodes()) : opt.nodes.size());
   std::optional<simulation::Trace> trace;
   if (!o.trace.empty()) {
     // Read and checked before mapping: a bad trace fails before any work.
@@ -273,7 +273,7 @@ int run_map(const Common& o) {
            std::to_string(traffic.ranks));
     std::vector<int> nodes = opt.nodes;
     if (nodes.empty())
-      for (int n = 0; n < platform.torus.nodes(); ++n) nodes.push_back(n);
+      for (int n = 0; n < platform.net().nodes(); ++n) nodes.push_back(n);
     take(check_placement(m.placement, traffic.ranks, platform, nodes, opt.ppn > 0 ? opt.ppn : platform.node.cores()), path);
     extra.push_back({path.substr(path.find_last_of('/') + 1), m.placement});
   }

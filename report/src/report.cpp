@@ -344,15 +344,15 @@ std::string link_load_svg(const Torus& torus, const std::vector<double>& loads, 
   return s;
 }
 
-std::string link_load_histogram_svg(const Torus& torus, const std::vector<std::vector<double>>& loads,
+std::string link_load_histogram_svg(const Network& network, const std::vector<std::vector<double>>& loads,
                                     const std::vector<std::string>& names, const std::string& title, int bins) {
   const size_t series = loads.size();
   double top_load = 0;
   std::vector<std::vector<double>> busy(series);
   for (size_t m = 0; m < series; ++m)
-    for (int link = 0; link < torus.link_slots(); ++link)
-      if (torus.link_exists(link)) {
-        const double r = loads[m][static_cast<size_t>(link)] / torus.link_capacity(link);
+    for (int link = 0; link < network.link_slots(); ++link)
+      if (network.link_exists(link)) {
+        const double r = loads[m][static_cast<size_t>(link)] / network.link_capacity(link);
         busy[m].push_back(r);
         top_load = std::max(top_load, r);
       }

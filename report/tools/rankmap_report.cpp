@@ -151,7 +151,7 @@ int report_main(int argc, char** argv) {
       names[i] = mappings[i].algorithm.substr(0, mappings[i].algorithm.find(' '));
       continue;
     }
-    std::vector<int> per_node(static_cast<size_t>(platform->torus.nodes()), 0);
+    std::vector<int> per_node(static_cast<size_t>(platform->net().nodes()), 0);
     int most = 0;
     for (const Placement& p : mappings[i].placement) most = std::max(most, ++per_node[static_cast<size_t>(p.node)]);
     MapOptions block;
@@ -272,22 +272,24 @@ int report_main(int argc, char** argv) {
   std::vector<std::vector<double>> loads;
   double scale = 0;
   for (const Mapping& m : mappings) {
-    loads.push_back(platform->torus.link_loads(inter_node_flows(*traffic, m.placement)));
-    scale = std::max(scale, platform->torus.summarize_loads(loads.back()).max_relative);
+    loads.push_back(platform->net().link_loads(inter_node_flows(*traffic, m.placement)));
+    scale = std::max(scale, platform->net().summarize_loads(loads.back()).max_relative);
   }
-  if (platform->torus.nodes() <= report::kMaxNodesDrawn) {
+  // The per-link picture is a drawing of a torus; other networks get the histogram.
+  const Torus* torus = platform->net().as_torus();
+  if (torus && torus->nodes() <= report::kMaxNodesDrawn) {
     for (size_t i = 0; i < mappings.size(); ++i)
       figures.push_back({"Every directed link of the torus under " + names[i] +
                              " (direction-ordered routing), coloured by how long it is busy carrying its bytes; "
                              "same scale for all mappings. Lines are X and Y links (two directions side by side), "
                              "the small squares under a node its links along the other dimensions; each tile is one "
                              "value of those. Hover a link for its time.",
-                         report::link_load_svg(platform->torus, loads[i], "link loads, " + names[i], scale)});
+                         report::link_load_svg(*torus, loads[i], "link loads, " + names[i], scale)});
   } else {
-    figures.push_back({"How many links are how busy, for each mapping (" + std::to_string(platform->torus.nodes()) +
-                           " nodes: too many to draw each link). Bars further right are busier links; the rightmost "
-                           "bar is the bottleneck.",
-                       report::link_load_histogram_svg(platform->torus, loads, names, "link loads")});
+    const std::string why = torus ? " nodes: too many to draw each link)" : " nodes)";
+    figures.push_back({"How many links are how busy, for each mapping (" + std::to_string(platform->net().nodes()) + why +
+                           ". Bars further right are busier links; the rightmost bar is the bottleneck.",
+                       report::link_load_histogram_svg(platform->net(), loads, names, "link loads")});
   }
 
   if (node_picture)

@@ -45,6 +45,20 @@ double nic_bandwidth(const Torus& torus, int node) {
   return 2 * std::max(ports, torus.link_bw());
 }
 
+// The same for any network: the links a node's routes to the routed nodes
+// leave it by (only routed nodes' NICs carry traffic).
+double nic_bandwidth(const Network& network, int node, const std::vector<int>& route_nodes, double link_bw) {
+  std::set<int> first_links;
+  std::vector<Hop> path;
+  for (int b : route_nodes) {
+    network.route(node, b, path);
+    if (!path.empty()) first_links.insert(path.front().link);
+  }
+  double ports = 0;
+  for (int link : first_links) ports += network.link_capacity(link);
+  return 2 * std::max(ports, link_bw);
+}
+
 }  // namespace
 
 std::string torus_link_id(int a, int b, int d) {
@@ -58,16 +72,29 @@ LinkUse torus_link_use(int from, int to, int d) {
 std::string nic_link_id(int node) { return "nic-" + std::to_string(node); }
 std::string loopback_link_id(int node) { return "lo-" + std::to_string(node); }
 
-std::vector<LinkUse> platform_route(const Torus& torus, int a, int b) {
+std::string network_link_id(int link) { return "l" + std::to_string(link); }
+
+std::vector<LinkUse> platform_route(const Network& network, int a, int b) {
   if (a == b) return {LinkUse{loopback_link_id(a), LinkUse::Way::none}};
+  const Torus* torus = network.as_torus();
   std::vector<LinkUse> route;
   route.push_back(LinkUse{nic_link_id(a), LinkUse::Way::none});
-  for (const Hop& hop : torus.route(a, b)) route.push_back(torus_link_use(hop.from, hop.to, hop.dim));
+  for (const Hop& hop : network.route(a, b))
+    route.push_back(torus ? torus_link_use(hop.from, hop.to, hop.dim) : LinkUse{network_link_id(hop.link), LinkUse::Way::none});
   route.push_back(LinkUse{nic_link_id(b), LinkUse::Way::none});
   return route;
 }
 
+namespace {
+Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options);
+}  // namespace
+
 Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& options) {
+  if (!machine.network_word.empty()) {
+    auto network = machine.network();
+    if (!network) return network.error();
+    return network_platform_xml(machine, **network, options);
+  }
   auto torus = machine.torus();
   if (!torus) return torus.error();
   auto node = machine.node_topology();
@@ -126,6 +153,74 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
   xml += "</zone>\n</platform>\n";
   return xml;
 }
+
+namespace {
+
+// Any network but the torus: one SHARED SimGrid link per directed link of the
+// network (the capacity model of Network: flows crossing it share it), the
+// same hosts, NIC and loopback links, and the routes of Network::route.
+// With t_inj = 0 the NIC links carry nothing and are left out: SimGrid
+// weighs a flow's share by a term per link on its route (network/weight-S),
+// so a link of no latency still shifts how flows of different lengths share;
+// without them the platform is link for link SimGrid's own cluster.
+Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options) {
+  auto node = machine.node_topology();
+  if (!node) return node.error();
+  if (!(options.host_speed > 0) || !(options.loopback_bw > 0) || !(options.loopback_lat >= 0))
+    return make_error("platform: host speed and loopback bandwidth must be > 0, loopback latency >= 0");
+  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0))
+    return make_error("platform: machine bandwidth must be > 0 and latencies >= 0");
+  std::vector<int> route_nodes = options.route_nodes;
+  if (route_nodes.empty()) {
+    route_nodes.resize(static_cast<size_t>(network.nodes()));
+    for (int n = 0; n < network.nodes(); ++n) route_nodes[n] = n;
+  }
+  std::sort(route_nodes.begin(), route_nodes.end());
+  route_nodes.erase(std::unique(route_nodes.begin(), route_nodes.end()), route_nodes.end());
+  for (int n : route_nodes)
+    if (n < 0 || n >= network.nodes())
+      return make_error("platform: route node " + std::to_string(n) + " out of range 0.." + std::to_string(network.nodes() - 1));
+  if (route_nodes.size() > static_cast<size_t>(limits::kMaxPlatformRouteNodes))
+    return make_error("platform: routes between " + std::to_string(route_nodes.size()) + " nodes (" +
+                      std::to_string(route_nodes.size() * route_nodes.size()) + " routes) are above the limit of " +
+                      std::to_string(limits::kMaxPlatformRouteNodes) +
+                      " nodes; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
+  std::vector<char> routed(static_cast<size_t>(network.nodes()), 0);
+  for (int n : route_nodes) routed[n] = 1;
+
+  std::string xml;
+  xml.reserve(static_cast<size_t>(route_nodes.size() * route_nodes.size()) * 200 + 100000);
+  xml += "<?xml version='1.0'?>\n<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n";
+  xml += "<!-- Generated by rankmap-sim from: " + xml_escape(to_string(machine)) + "\n";
+  xml += "     Routes follow rankmap's " + network.kind() + " routing; see docs/simulation.md. -->\n";
+  xml += "<platform version=\"4.1\">\n<zone id=\"" + network.kind() + "\" routing=\"Full\">\n";
+  const std::string cores = std::to_string(node->cores());
+  for (int n = 0; n < network.nodes(); ++n)
+    xml += "  <host id=\"" + xml_escape(machine.host_name(n)) + "\" speed=\"" + num(options.host_speed) + "f\" core=\"" + cores + "\"/>\n";
+  const bool nics = machine.t_inj > 0;
+  for (int n = 0; n < network.nodes(); ++n) {
+    const double nic = routed[n] ? nic_bandwidth(network, n, route_nodes, machine.bw) : 2 * machine.bw;
+    if (nics)
+      xml += "  <link id=\"" + nic_link_id(n) + "\" bandwidth=\"" + num(nic) + "Bps\" latency=\"" + num(machine.t_inj / 2) +
+             "s\" sharing_policy=\"FATPIPE\"/>\n";
+    xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(options.loopback_bw) + "Bps\" latency=\"" +
+           num(options.loopback_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
+  }
+  for (int l = 0; l < network.link_slots(); ++l)
+    if (network.link_exists(l))
+      xml += "  <link id=\"" + network_link_id(l) + "\" bandwidth=\"" + num(network.link_capacity(l)) + "Bps\" latency=\"" +
+             num(machine.t_hop) + "s\" sharing_policy=\"SHARED\"/>\n";
+  for (int a : route_nodes)
+    for (int b : route_nodes) {
+      std::vector<LinkUse> route = platform_route(network, a, b);
+      if (!nics && a != b) route = std::vector<LinkUse>(route.begin() + 1, route.end() - 1);
+      append_route(xml, machine, a, b, route);
+    }
+  xml += "</zone>\n</platform>\n";
+  return xml;
+}
+
+}  // namespace
 
 std::string hostfile(const Mapping& mapping) {
   std::string out;

@@ -223,3 +223,50 @@ TEST_CASE("smpirun: a missing smpirun is an error value, not a crash") {
   REQUIRE_FALSE(r.ok());
   CHECK(r.error().message.find("cannot run '/nonexistent/smpirun'") != std::string::npos);
 }
+
+TEST_CASE("platform: other networks' routes are Network::route, one SHARED link per directed link") {
+  for (const char* line : {"fattree=2;4,4;1,2;1,2;taper=2 node=core:2 t_inj=1us t_hop=50ns",
+                           "dragonfly=3,2;2,1;3,1;2 node=core:2 t_inj=1us t_hop=50ns"}) {
+    INFO(line);
+    const Machine m = machine_of(line);
+    auto net = m.network();
+    REQUIRE(net.ok());
+    const Network& n = **net;
+    const std::string xml = xml_of(m);
+    const auto links = links_of(xml);
+    const RouteTable routes = routes_of(xml);
+    REQUIRE(routes.size() == static_cast<size_t>(n.nodes()) * n.nodes());
+    int declared = 0;
+    for (const auto& [id, link] : links)
+      if (id[0] == 'l' && id[1] != 'o') {
+        ++declared;
+        CHECK(link.sharing == "SHARED");
+        CHECK(link.latency == Approx(m.t_hop).epsilon(1e-15));
+      }
+    CHECK(declared == n.link_count());
+    for (int a = 0; a < n.nodes(); ++a)
+      for (int b = 0; b < n.nodes(); ++b) {
+        INFO("route " << a << " -> " << b);
+        const auto& route = routes.at({m.host_name(a), m.host_name(b)});
+        if (a == b) {
+          CHECK(route == std::vector<std::pair<std::string, std::string>>{{sim::loopback_link_id(a), ""}});
+          continue;
+        }
+        const std::vector<Hop> hops = n.route(a, b);
+        REQUIRE(route.size() == hops.size() + 2);
+        CHECK(route.front().first == sim::nic_link_id(a));
+        CHECK(route.back().first == sim::nic_link_id(b));
+        for (size_t i = 0; i < hops.size(); ++i) {
+          CHECK(route[i + 1].first == sim::network_link_id(hops[i].link));
+          CHECK(links.at(route[i + 1].first).bandwidth == Approx(n.link_capacity(hops[i].link)).epsilon(1e-15));
+        }
+      }
+  }
+}
+
+TEST_CASE("platform: with t_inj = 0 another network's platform has no NIC links") {
+  const std::string xml = xml_of(machine_of("fattree=2;4,4;1,2;1,2 t_inj=0ns"));
+  CHECK(xml.find("nic-") == std::string::npos);
+  const RouteTable routes = routes_of(xml);
+  CHECK(routes.at({"node-0", "node-4"}).size() == 4);
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <memory>
 #include <unordered_map>
 
 #include "rankmap/input_file.hpp"
@@ -25,13 +26,62 @@ std::string dimension_name(int d) {
   return d < 4 ? names[d] : "D" + std::to_string(d);
 }
 
+// The networks of networks/list.def, by machine word key.
+#define RANKMAP_NETWORK(key) Result<std::shared_ptr<const Network>> create_##key(const std::string& parameters, double link_bw);
+#include "networks/list.def"
+#undef RANKMAP_NETWORK
+
+namespace {
+
+struct NetworkKind {
+  const char* key;
+  Result<std::shared_ptr<const Network>> (*create)(const std::string& parameters, double link_bw);
+};
+
+const std::vector<NetworkKind>& network_kinds() {
+#define RANKMAP_NETWORK(key) {#key, &create_##key},
+  static const std::vector<NetworkKind> kinds = {
+#include "networks/list.def"
+  };
+#undef RANKMAP_NETWORK
+  return kinds;
+}
+
+const NetworkKind* find_network_kind(std::string_view key) {
+  for (const NetworkKind& k : network_kinds())
+    if (key == k.key) return &k;
+  return nullptr;
+}
+
+// Builds the network of a word "key=parameters" of a registered kind.
+Result<std::shared_ptr<const Network>> create_network(const std::string& word, double link_bw) {
+  const size_t eq = word.find('=');
+  const NetworkKind* kind = eq == std::string::npos ? nullptr : find_network_kind(std::string_view(word).substr(0, eq));
+  if (!kind) return make_error("unknown network '" + text::excerpt(word) + "'");
+  return kind->create(word.substr(eq + 1), link_bw);
+}
+
+}  // namespace
+
 int Machine::nodes() const {
+  if (!network_word.empty()) return network_nodes;
   int n = 1;
   for (int s : sizes) n *= s;
   return n;
 }
 
-Result<Torus> Machine::torus() const { return Torus::create(sizes, wrap, links, bw); }
+Result<Torus> Machine::torus() const {
+  if (!network_word.empty())
+    return make_error("the machine is not a torus (" + text::excerpt(network_word) + "); this needs a torus");
+  return Torus::create(sizes, wrap, links, bw);
+}
+
+Result<std::shared_ptr<const Network>> Machine::network() const {
+  if (!network_word.empty()) return create_network(network_word, bw);
+  auto t = torus();
+  if (!t) return t.error();
+  return std::shared_ptr<const Network>(std::make_shared<Torus>(std::move(*t)));
+}
 
 Result<NodeTopology> Machine::node_topology() const {
   return node_xml.empty() ? NodeTopology::from_synthetic(node) : NodeTopology::from_xml(node_xml);
@@ -51,7 +101,7 @@ std::vector<std::string> Machine::files() const {
 }
 
 bool Machine::operator==(const Machine& o) const {
-  return sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node && node_xml == o.node_xml &&
+  return network_word == o.network_word && sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node && node_xml == o.node_xml &&
          bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && hosts_path == o.hosts_path && host_names == o.host_names;
 }
 
@@ -62,6 +112,8 @@ namespace {
 struct MachineBuilder {
   Machine m;
   bool have_torus = false;
+  bool have_network = false;  // a word of networks/list.def
+  bool torus_from_preset = false;
   bool wrap_explicit = false, links_explicit = false;
   bool wrap_set = false, links_set = false;
   std::string first_where;
@@ -69,6 +121,7 @@ struct MachineBuilder {
 
   Status apply(const std::string& word, const std::string& where, bool from_preset);
   Result<Machine> finish();
+  Result<Machine> finish_network();
 };
 
 Result<std::vector<int>> parse_dims(const std::string& value, int min_value, int max_value) {
@@ -102,13 +155,17 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
   auto bad = [&](const std::string& why) { return located_error(where, "bad machine word '" + text::excerpt(word) + "': " + why); };
   if (value.empty()) return bad("empty value");
 
-  if (key == "torus") {
+  if (find_network_kind(key)) {
+    m.network_word = word;
+    have_network = true;
+  } else if (key == "torus") {
     auto dims = parse_dims(value, 1, limits::kMaxNodes);
     if (!dims)
       return bad("expected sizes like 4x2x2x2 (1 to 8 dimensions, each 1 to " + std::to_string(limits::kMaxNodes) +
                  ", at most " + std::to_string(limits::kMaxNodes) + " nodes in all)");
     m.sizes = *dims;
     have_torus = true;
+    torus_from_preset = from_preset;
   } else if (key == "wrap") {
     auto dims = parse_dims(value, 0, 1);
     if (!dims) return bad("expected 1 (ring) or 0 (chain) per dimension, like 1x1x0");
@@ -158,6 +215,32 @@ Status for_each_line(std::string_view text, const std::string& path, Visit visit
   return Ok{};
 }
 
+// Another network's hosts file: "hostname INDEX" per line, every node once.
+Status load_network_hosts(Machine& m, const Network& network) {
+  auto text = read_input_file(m.hosts_path);
+  if (!text) return text.error();
+  m.host_names.assign(static_cast<size_t>(network.nodes()), std::string());
+  std::unordered_map<std::string, int> seen_names;
+  Status read = for_each_line(*text, m.hosts_path, [&](std::string_view line, const std::string& where) -> Status {
+    auto w = text::words(text::strip_comment(line));
+    if (w.empty()) return Ok{};
+    if (w.size() != 2) return located_error(where, "expected 'hostname' and a node index");
+    auto v = text::parse_int(w[1]);
+    if (!v || *v < 0 || *v >= network.nodes())
+      return located_error(where, "node index '" + text::excerpt(w[1]) + "' out of range 0.." + std::to_string(network.nodes() - 1));
+    const int node = static_cast<int>(*v);
+    if (!m.host_names[node].empty()) return located_error(where, "node " + std::to_string(node) + " already given to host " + m.host_names[node]);
+    if (seen_names.count(w[0])) return located_error(where, "host name " + text::excerpt(w[0]) + " listed twice");
+    seen_names[w[0]] = node;
+    m.host_names[node] = w[0];
+    return Ok{};
+  });
+  if (!read) return read;
+  for (int n = 0; n < network.nodes(); ++n)
+    if (m.host_names[n].empty()) return located_error(m.hosts_path, "no host for node " + std::to_string(n) + " (every node needs a line)");
+  return Ok{};
+}
+
 Status load_hosts(Machine& m, const Torus& torus) {
   auto text = read_input_file(m.hosts_path);
   if (!text) return text.error();
@@ -196,6 +279,7 @@ std::string join_dims(const std::vector<int>& v) {
 }
 
 Result<Machine> MachineBuilder::finish() {
+  if (have_network) return finish_network();
   if (!have_torus) return located_error(first_where, "machine description has no torus= word");
   const size_t dims = m.sizes.size();
   // Per-dimension words from a preset give way to a new shape; explicit ones must match.
@@ -235,6 +319,28 @@ Result<Machine> MachineBuilder::finish() {
   return m;
 }
 
+Result<Machine> MachineBuilder::finish_network() {
+  // A preset's torus words give way to a network word; explicit ones conflict.
+  if ((have_torus && !m.sizes.empty() && !torus_from_preset) || wrap_explicit || links_explicit)
+    return located_error(first_where, "torus=, wrap= and links= describe a torus; '" + text::excerpt(m.network_word) +
+                                          "' is another network");
+  m.sizes.clear();
+  m.wrap.clear();
+  m.links.clear();
+  auto network = m.network();
+  if (!network) return located_error(first_where, network.error().message);
+  m.network_nodes = (*network)->nodes();
+  auto node = m.node_topology();
+  if (!node) return located_error(node_where.empty() ? first_where : node_where, node.error().message);
+  if (m.hosts_path.empty()) {
+    m.host_names.resize(static_cast<size_t>((*network)->nodes()));
+    for (int n = 0; n < (*network)->nodes(); ++n) m.host_names[n] = "node-" + std::to_string(n);
+  } else {
+    Status s = load_network_hosts(m, **network);
+    if (!s) return s.error();
+  }
+  return m;
+}
 
 }  // namespace
 
@@ -280,7 +386,9 @@ Result<Machine> load_machine(const std::string& spec_or_path) {
 
 std::string to_string(const Machine& m) {
   std::vector<int> wrap(m.wrap.begin(), m.wrap.end());
-  std::string s = "torus=" + join_dims(m.sizes) + " wrap=" + join_dims(wrap) + " links=" + join_dims(m.links);
+  std::string s = !m.network_word.empty()
+                      ? m.network_word
+                      : "torus=" + join_dims(m.sizes) + " wrap=" + join_dims(wrap) + " links=" + join_dims(m.links);
   if (m.node_xml.empty()) {
     std::string node = m.node;
     std::replace(node.begin(), node.end(), ' ', ',');

@@ -43,12 +43,8 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
   for (int n = 0; n < t.nodes_; ++n)
     for (size_t d = 0; d < dims; ++d) t.coords_[static_cast<size_t>(n) * dims + d] = (n / t.strides_[d]) % t.sizes_[d];
 
-  if (t.nodes_ <= kDistanceTableNodes) {
-    t.weighted_table_.resize(static_cast<size_t>(t.nodes_) * static_cast<size_t>(t.nodes_));
-    for (int a = 0; a < t.nodes_; ++a)
-      for (int b = 0; b < t.nodes_; ++b)
-        t.weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(t.nodes_) + b] = t.weighted_distance_computed(a, b);
-  } else if (*std::max_element(t.sizes_.begin(), t.sizes_.end()) <= kDistanceTableNodes) {
+  t.build_distance_table();
+  if (t.nodes_ > kDistanceTableNodes && *std::max_element(t.sizes_.begin(), t.sizes_.end()) <= kDistanceTableNodes) {
     // Blocks of consecutive dimensions, each as large as the limit allows.
     std::vector<size_t> first;  // first dimension of every block
     for (size_t d = 0, product = kDistanceTableNodes + 1; d < dims; ++d) {
@@ -87,6 +83,61 @@ int Torus::node_at(const std::vector<int>& c) const {
   int node = 0;
   for (int d = 0; d < dims(); ++d) node += c[d] * strides_[d];
   return node;
+}
+
+std::string Torus::node_label(int node) const {
+  std::string s = "(";
+  for (int d = 0; d < dims(); ++d) s += (d ? "," : "") + std::to_string(coord(node, d));
+  return s + ")";
+}
+
+void Torus::neighbors(int node, std::vector<int>& out) const {
+  out.clear();
+  for (int d = 0; d < dims(); ++d)
+    for (Direction dir : {Direction::plus, Direction::minus}) {
+      const int b = neighbor(node, d, dir);
+      if (b >= 0) out.push_back(b);
+    }
+}
+
+void Torus::split(std::vector<int>& nodes, size_t& half) const {
+  int best_d = 0, best_span = -1;
+  for (int d = 0; d < dims(); ++d) {
+    std::vector<int> cs;
+    for (int a : nodes) cs.push_back(coord(a, d));
+    std::sort(cs.begin(), cs.end());
+    const int span = static_cast<int>(std::unique(cs.begin(), cs.end()) - cs.begin());
+    if (span > best_span || (span == best_span && links(d) < links(best_d))) {
+      best_span = span;
+      best_d = d;
+    }
+  }
+  std::stable_sort(nodes.begin(), nodes.end(), [&](int a, int b) { return coord(a, best_d) < coord(b, best_d); });
+  half = nodes.size() / 2;
+  size_t lo = half, hi = half;
+  while (lo > 0 && coord(nodes[lo - 1], best_d) == coord(nodes[lo], best_d)) --lo;
+  while (hi < nodes.size() && coord(nodes[hi - 1], best_d) == coord(nodes[hi], best_d)) ++hi;
+  if (lo == 0 && hi == nodes.size()) return;  // cannot happen with span > 1
+  half = (lo > 0 && (half - lo <= hi - half || hi == nodes.size())) ? lo : hi;
+}
+
+int Torus::representative(const std::vector<int>& nodes) const {
+  std::vector<int> c(static_cast<size_t>(dims()));
+  std::vector<int> cs;
+  for (int d = 0; d < dims(); ++d) {
+    cs.clear();
+    for (int a : nodes) cs.push_back(coord(a, d));
+    std::nth_element(cs.begin(), cs.begin() + static_cast<long>(cs.size() / 2), cs.end());
+    c[d] = cs[cs.size() / 2];
+  }
+  const int mid = node_at(c);
+  return std::find(nodes.begin(), nodes.end(), mid) != nodes.end() ? mid : nodes[nodes.size() / 2];
+}
+
+bool Torus::vertex_transitive() const {
+  for (int d = 0; d < dims(); ++d)
+    if (!wraps(d) && size(d) > 2) return false;
+  return true;
 }
 
 int Torus::neighbor(int node, int d, Direction dir) const {
@@ -133,12 +184,6 @@ void Torus::route(int a, int b, std::vector<Hop>& out) const {
   }
 }
 
-std::vector<Hop> Torus::route(int a, int b) const {
-  std::vector<Hop> out;
-  route(a, b, out);
-  return out;
-}
-
 bool Torus::link_exists(int link) const {
   if (link < 0 || link >= link_slots()) return false;
   const int dir = link % 2;
@@ -154,12 +199,6 @@ bool Torus::link_exists(int link) const {
 double Torus::link_capacity(int link) const {
   const int d = (link / 2) % dims();
   return links_[d] * link_bw_;
-}
-
-int Torus::link_count() const {
-  int count = 0;
-  for (int l = 0; l < link_slots(); ++l) count += link_exists(l) ? 1 : 0;
-  return count;
 }
 
 int Torus::diameter() const {
@@ -191,46 +230,6 @@ double Torus::mean_hops() const {
   return mean;
 }
 
-std::vector<std::uint16_t> Torus::all_pair_hops() const {
-  std::vector<std::uint16_t> table(static_cast<size_t>(nodes_) * nodes_);
-  for (int a = 0; a < nodes_; ++a)
-    for (int b = 0; b < nodes_; ++b) table[static_cast<size_t>(a) * nodes_ + b] = static_cast<std::uint16_t>(hops(a, b));
-  return table;
-}
-
-std::vector<double> Torus::link_loads(const std::vector<NodeFlow>& flows) const {
-  std::vector<double> loads(static_cast<size_t>(link_slots()), 0.0);
-  std::vector<Hop> path;
-  for (const NodeFlow& f : flows) {
-    if (f.src == f.dst || f.bytes == 0) continue;
-    route(f.src, f.dst, path);
-    for (const Hop& h : path) loads[h.link] += f.bytes;
-  }
-  return loads;
-}
-
-LinkLoadSummary Torus::summarize_loads(const std::vector<double>& loads) const {
-  LinkLoadSummary s;
-  int existing = 0;
-  double relative_sum = 0;
-  for (int l = 0; l < link_slots(); ++l) {
-    if (!link_exists(l)) continue;
-    ++existing;
-    const double load = loads[l];
-    const double rel = load / link_capacity(l);
-    s.total_bytes_on_links += load;
-    relative_sum += rel;
-    if (rel > s.max_relative || s.busiest_link < 0) {
-      s.max_relative = rel;
-      s.max_load = load;
-      s.busiest_link = l;
-    }
-  }
-  s.mean_relative = existing > 0 ? relative_sum / existing : 0;
-  if (s.max_relative == 0) s.busiest_link = -1;
-  return s;
-}
-
 Status Torus::check() const {
   if (sizes_.empty() || sizes_.size() > kMaxDims) return make_error("torus: bad dimension count");
   long long n = 1;
@@ -244,7 +243,7 @@ Status Torus::check() const {
   for (int d = 0; d < dims(); ++d)
     for (int a = 0; a < sizes_[d]; ++a)
       if (dim_distance(d, a, a) != 0) return make_error("torus: nonzero self distance");
-  return Ok{};
+  return Network::check();
 }
 
 double mapping_gain_estimate(double p_mpi, const LatencyModel& model, int diameter) {

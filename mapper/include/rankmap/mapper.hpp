@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,9 +72,13 @@ struct EvaluateOptions {
 
 // The machine context both the evaluator and the algorithms need.
 struct Platform {
+  // The machine's torus. Code written before Network reads it directly; new
+  // code asks net(), which is the torus unless `network` holds another one.
   Torus torus;
   NodeTopology node;
   LatencyModel latency;
+  std::shared_ptr<const Network> network;  // null: the network is `torus`
+  const Network& net() const { return network ? *network : static_cast<const Network&>(torus); }
   static Result<Platform> from_machine(const Machine& machine);
 };
 
@@ -104,7 +109,7 @@ struct LowerBound {
   double hop_bytes = 0;
   double weighted = 0;
 };
-LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Torus& torus, int ppn, const std::vector<int>& nodes);
+LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Network& torus, int ppn, const std::vector<int>& nodes);
 
 // --------------------------------------------------------------- algorithms
 

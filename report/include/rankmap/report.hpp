@@ -51,16 +51,16 @@ std::string comm_matrix_svg(const Profile& profile, const std::vector<int>& orde
 // compared, so equal colours mean equal load); idle links are thin and grey.
 // X and Y are drawn inside a tile; each tile is one combination of the
 // remaining coordinates (Z, K, ...), so a 4D torus is a grid of 2D tiles.
-// Meant for up to a few hundred nodes (kMaxNodesDrawn); above, use the
-// histogram.
+// Meant for up to a few hundred nodes (kMaxNodesDrawn); above, and on
+// networks other than a torus, use the histogram.
 constexpr int kMaxNodesDrawn = 256;
 std::string link_load_svg(const Torus& torus, const std::vector<double>& loads, const std::string& title,
                           double scale_max);
 
-// Compact form for large machines: how many links are how busy, one bar
+// Compact form for large machines and any network: how many links are how busy, one bar
 // colour per mapping, on one axis from 0 to the busiest link of any mapping.
 // Idle links are counted in the legend, not drawn.
-std::string link_load_histogram_svg(const Torus& torus, const std::vector<std::vector<double>>& loads,
+std::string link_load_histogram_svg(const Network& network, const std::vector<std::vector<double>>& loads,
                                     const std::vector<std::string>& names, const std::string& title, int bins = 24);
 
 // One node of the machine as hwloc draws it (lstopo --of svg, run as a child

@@ -19,6 +19,12 @@
 //  - one FATPIPE loopback link per node for intra-node messages;
 //  - routes listed explicitly (<zone routing="Full">) for every ordered pair of
 //    nodes, in the order of Torus::route: the one routing implementation.
+//
+// Other networks (Network, e.g. a fat-tree): the same hosts, NIC and loopback
+// links; one SHARED link "l<id>" per directed link of the network, with its
+// capacity and latency t_hop (switches are not hosts: a route is just the
+// links it crosses); routes in the order of Network::route. With t_inj = 0
+// the NIC links are left out (docs/simulation.md says why).
 #pragma once
 
 #include <string>
@@ -54,9 +60,12 @@ LinkUse torus_link_use(int from, int to, int d);
 std::string nic_link_id(int node);
 std::string loopback_link_id(int node);
 
+// SimGrid link id of directed link `link` of a network other than a torus.
+std::string network_link_id(int link);
+
 // The SimGrid route from node a to node b: loopback when a == b, else
-// nic(a), the torus hops of Torus::route(a, b) in order, nic(b).
-std::vector<LinkUse> platform_route(const Torus& torus, int a, int b);
+// nic(a), the hops of Network::route(a, b) in order, nic(b).
+std::vector<LinkUse> platform_route(const Network& network, int a, int b);
 
 // The whole platform file. Fails on options out of range or nodes out of
 // range in route_nodes.

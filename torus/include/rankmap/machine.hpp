@@ -4,6 +4,7 @@
 // The format is documented in docs/formats.md.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +16,10 @@
 namespace rankmap {
 
 struct Machine {
+  // Another network than the torus, as its machine word ("fattree=2;4,4;1,2;1,2");
+  // empty for a torus. When set, sizes/wrap/links are empty.
+  std::string network_word;
+  int network_nodes = 0;       // its node count, filled by the parser (nodes() is called per mapping line)
   std::vector<int> sizes;      // torus=4x2x2x2
   std::vector<bool> wrap;      // wrap=1x1x1x1
   std::vector<int> links;      // links=1x1x1x1
@@ -27,7 +32,10 @@ struct Machine {
   std::vector<std::string> host_names;  // per node index; filled by the parser
 
   int nodes() const;
+  // Fails when the machine is another network.
   Result<Torus> torus() const;
+  // The machine's network, whichever it is, for code that works on any.
+  Result<std::shared_ptr<const Network>> network() const;
   LatencyModel latency() const { return LatencyModel{t_inj, t_hop, bw}; }
   // Loads the node topology (synthetic string or XML file).
   Result<NodeTopology> node_topology() const;

@@ -1,6 +1,6 @@
-// The network model of rankmap: a k-ary n-dimensional torus or mesh with
-// per-dimension link multiplicity, Angara's direction-ordered routing, link
-// loads, distances and the latency model. Knows nothing about MPI.
+// The first Network of rankmap (network.hpp): a k-ary n-dimensional torus or
+// mesh with per-dimension link multiplicity and Angara's direction-ordered
+// routing; also the latency model. Knows nothing about MPI.
 //
 // Node numbering: dimension 0 (X) varies fastest, as in Scotch's torusXD and
 // SimGrid's TORUS cluster.
@@ -13,40 +13,18 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
+#include "rankmap/network.hpp"
 #include "rankmap/result.hpp"
 
 namespace rankmap {
 
-enum class Direction : int { plus = 0, minus = 1 };
-
-// One directed traversal of a neighbour connection. `link` is the index of the
-// directed connection (see Torus::link_index) and is what loads are counted on.
-struct Hop {
-  int from;
-  int to;
-  int dim;
-  Direction dir;
-  int link;
-};
-
-// Bytes sent from one node to another (directed).
-struct NodeFlow {
-  int src;
-  int dst;
-  double bytes;
-};
-
-struct LinkLoadSummary {
-  double total_bytes_on_links = 0;  // sum over links == sum(bytes x hops)
-  double max_load = 0;              // bytes on the busiest directed connection
-  double max_relative = 0;          // max over connections of load / capacity (seconds)
-  double mean_relative = 0;         // mean over existing connections of load / capacity
-  int busiest_link = -1;
-};
-
-class Torus {
+// The first Network: everything below that overrides a Network function is
+// also what the torus-only algorithms (snake start, folding of a process grid)
+// read directly through as_torus().
+class Torus final : public Network {
  public:
   static constexpr int kMaxDims = 8;
   // sizes: 1..8 dimensions, each >= 1. wrap[d]: true for a ring, false for a
@@ -55,8 +33,11 @@ class Torus {
   static Result<Torus> create(std::vector<int> sizes, std::vector<bool> wrap, std::vector<int> links,
                               double link_bw);
 
+  std::string kind() const override { return "torus"; }
   int dims() const { return static_cast<int>(sizes_.size()); }
-  int nodes() const { return nodes_; }
+  int nodes() const override { return nodes_; }
+  // "(x,y,z,...)"
+  std::string node_label(int node) const override;
   int size(int d) const { return sizes_[d]; }
   bool wraps(int d) const { return wrap_[d]; }
   int links(int d) const { return links_[d]; }
@@ -71,50 +52,46 @@ class Torus {
 
   // Signed number of steps the route makes along d from a to b (0 when equal).
   int dim_moves(int a, int b, int d) const;
-  int hops(int a, int b) const;
-  // Sum over the route of 1 / links[d]: a single link costs more than a doubled one.
-  // From a table up to kDistanceTableNodes nodes (the mappers' inner loop);
-  // above, a sum of lookups in tables over blocks of consecutive dimensions.
-  double weighted_distance(int a, int b) const {
-    if (!weighted_table_.empty()) return weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(nodes_) + b];
-    if (block_tables_.empty()) return weighted_distance_computed(a, b);
-    const int* ia = &block_coord_[static_cast<size_t>(a) * block_tables_.size()];
-    const int* ib = &block_coord_[static_cast<size_t>(b) * block_tables_.size()];
-    double w = 0;
-    for (size_t k = 0; k < block_tables_.size(); ++k)
-      w += block_tables_[k][static_cast<size_t>(ia[k]) * block_sizes_[k] + static_cast<size_t>(ib[k])];
-    return w;
-  }
-  static constexpr int kDistanceTableNodes = 1024;  // 8 MB of doubles at most
+  int hops(int a, int b) const override;
+  // weighted_distance (Network): the sum over the route of 1 / links[d]; from
+  // Network's table up to kDistanceTableNodes nodes, above from its tables
+  // over blocks of consecutive dimensions.
 
   // The route from a to b as directed link traversals, appended to out
   // (cleared first). Empty when a == b.
-  void route(int a, int b, std::vector<Hop>& out) const;
-  std::vector<Hop> route(int a, int b) const;
+  void route(int a, int b, std::vector<Hop>& out) const override;
+  using Network::route;
+  using Network::neighbors;
 
   // Directed connections are indexed node * 2 * dims + 2 * d + dir. Along a
   // size-2 ring both directions reach the same neighbour and the routing always
   // goes "+", so only the "+" slot exists there: one connection per direction
   // per neighbour pair, with capacity links[d] * link_bw.
-  int link_slots() const { return nodes_ * 2 * dims(); }
+  int link_slots() const override { return nodes_ * 2 * dims(); }
   int link_index(int node, int d, Direction dir) const { return (node * dims() + d) * 2 + static_cast<int>(dir); }
-  bool link_exists(int link) const;
-  double link_capacity(int link) const;
-  int link_count() const;  // number of existing directed connections
+  bool link_exists(int link) const override;
+  double link_capacity(int link) const override;
 
-  int diameter() const;
-  // Mean hop distance over all ordered pairs, self pairs included.
-  double mean_hops() const;
-  // Exact all-pairs hop distances, row-major nodes x nodes.
-  std::vector<std::uint16_t> all_pair_hops() const;
+  // neighbor(node, d, dir) for d = 0, 1, ... and dir = plus, minus, where one exists.
+  void neighbors(int node, std::vector<int>& out) const override;
+  // Halves the nodes across the dimension with the most distinct coordinates
+  // (ties: the one with fewer parallel links, whose cut is the more expensive
+  // to cross and so should be cut where traffic is low), between coordinates,
+  // as close to the middle as the coordinates allow.
+  void split(std::vector<int>& nodes, size_t& half) const override;
+  // The node at the per-dimension median coordinates if it is in the set,
+  // else the set's middle element.
+  int representative(const std::vector<int>& nodes) const override;
+  // Every dimension a ring (or of size <= 2).
+  bool vertex_transitive() const override;
 
-  // Loads (bytes) on every directed connection when the given flows follow the
-  // routing; indexed like link_index.
-  std::vector<double> link_loads(const std::vector<NodeFlow>& flows) const;
-  LinkLoadSummary summarize_loads(const std::vector<double>& loads) const;
+  int diameter() const override;
+  double mean_hops() const override;
+
+  const Torus* as_torus() const override { return this; }
 
   // Invariants (sizes, links, tables); returns an error naming the broken one.
-  Status check() const;
+  Status check() const override;
 
  private:
   Torus() = default;
@@ -135,7 +112,7 @@ class Torus {
     const int forward = diff < 0 ? diff + n : diff;
     return forward <= n - forward ? forward : n - forward;
   }
-  double weighted_distance_computed(int a, int b) const;
+  double weighted_distance_computed(int a, int b) const override;
 
   std::vector<int> sizes_;
   std::vector<bool> wrap_;
@@ -145,15 +122,10 @@ class Torus {
   std::vector<int> strides_;
   std::vector<int> coords_;                  // nodes x dims
   int ring_size_[kMaxDims] = {};             // per dim, its size if a ring, 0 if a chain
-  std::vector<double> weighted_table_;       // nodes x nodes, empty above kDistanceTableNodes
-  // Above kDistanceTableNodes: the weighted distance is a sum over
-  // dimensions, so over blocks of consecutive dimensions of at most
-  // kDistanceTableNodes nodes each (16x16 and 8x2 for 16x16x8x2): a table
-  // per block, and every node's coordinate in each block. Empty when one
-  // dimension alone exceeds the limit (then computed).
-  std::vector<std::vector<double>> block_tables_;
-  std::vector<size_t> block_sizes_;
-  std::vector<int> block_coord_;  // nodes x blocks
+  // Above kDistanceTableNodes the weighted distance, a sum over dimensions,
+  // comes from Network's block tables: blocks of consecutive dimensions of at
+  // most kDistanceTableNodes nodes each (16x16 and 8x2 for 16x16x8x2), filled
+  // by create(); none when one dimension alone exceeds the limit (then computed).
 };
 
 // The seed's latency model of one MPI message.
