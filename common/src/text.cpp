@@ -213,4 +213,14 @@ std::string human_seconds(double seconds) {
   return three_digits(seconds, " s");
 }
 
+std::string last_lines(const std::string& s, int lines) {
+  size_t at = s.size();
+  while (lines-- > 0 && at > 0) {
+    const size_t nl = s.rfind('\n', at - 1);
+    if (nl == std::string::npos) return s;
+    at = nl;
+  }
+  return s.substr(at == s.size() ? at : at + 1);
+}
+
 }  // namespace rankmap::text

@@ -9,24 +9,11 @@
 
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/simgrid_platform.hpp"
+#include "rankmap/text.hpp"
 
 namespace rankmap::simulation {
 
 namespace fs = std::filesystem;
-
-namespace {
-
-std::string last_lines(const std::string& s, int lines) {
-  size_t at = s.size();
-  while (lines-- > 0 && at > 0) {
-    const size_t nl = s.rfind('\n', at - 1);
-    if (nl == std::string::npos) return s;
-    at = nl;
-  }
-  return s.substr(at == s.size() ? at : at + 1);
-}
-
-}  // namespace
 
 Result<RunResult> record_trace(const RecordRequest& request) {
   if (request.command.empty()) return make_error("record: no program to run");
@@ -62,7 +49,7 @@ Result<RunResult> record_trace(const RecordRequest& request) {
   if (!result) return result.error();
   if (result->exit_status != 0)
     return make_error("recording failed (smpirun exit status " + std::to_string(result->exit_status) +
-                      "): " + last_lines(result->output, 3));
+                      "): " + text::last_lines(result->output, 3));
   if (!fs::exists(index, ec)) return make_error("recording wrote no trace index " + index.string());
   return result;
 }

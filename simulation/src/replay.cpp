@@ -255,16 +255,6 @@ std::string resolve(const std::string& entry, const fs::path& index_dir) {
   return fs::absolute(index_dir / p, ec).lexically_normal().string();
 }
 
-std::string tail_lines(const std::string& s, int lines) {
-  size_t at = s.size();
-  while (lines-- > 0 && at > 0) {
-    const size_t nl = s.rfind('\n', at - 1);
-    if (nl == std::string::npos) return s;
-    at = nl;
-  }
-  return s.substr(at == s.size() ? at : at + 1);
-}
-
 }  // namespace
 
 std::uint64_t Trace::p2p_bytes() const {
@@ -415,7 +405,7 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
   if (!result) return result.error();
   if (result->exit_status != 0)
     return make_error("replay of " + trace.index_path + " failed (smpirun exit status " +
-                      std::to_string(result->exit_status) + "): " + tail_lines(result->output, 3));
+                      std::to_string(result->exit_status) + "): " + text::last_lines(result->output, 3));
   // SimGrid ends a deadlocked replay with status 0 and a simulated time (that
   // of the deadlock): a time that would rank the placement as the fastest.
   if (result->output.find("Deadlock detected") != std::string::npos)

@@ -31,6 +31,20 @@ CommGraph synth_graph(const std::string& pattern, int n, int degree, std::uint64
 
 CommGraph random_graph(int n, int degree, std::uint64_t seed) { return synth_graph("random", n, degree, seed); }
 
+// The 8x8 periodic 2D stencil, one byte per neighbour pair.
+CommGraph stencil_8x8_unit_bytes() {
+  SynthSpec s;
+  s.pattern = "stencil2d";
+  s.ranks = 64;
+  s.shape = {8, 8};
+  s.bytes = 1;
+  auto p = synthesize(s);
+  REQUIRE(p.ok());
+  auto t = traffic_from_profile(*p, CollectiveModel::model);
+  REQUIRE(t.ok());
+  return build_comm_graph(*t, 0);
+}
+
 int max_load(const std::vector<int>& bins, int count) {
   std::vector<int> load(static_cast<size_t>(count), 0);
   for (int b : bins) ++load[b];
@@ -233,16 +247,7 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
   // a descent from the scramble stops far above (500 here), the kicks get
   // closer (392 with this budget and seed).
   const Platform pf = platform_of("torus=8x8 node=core:1");
-  SynthSpec s;
-  s.pattern = "stencil2d";
-  s.ranks = 64;
-  s.shape = {8, 8};
-  s.bytes = 1;
-  auto p = synthesize(s);
-  REQUIRE(p.ok());
-  auto t = traffic_from_profile(*p, CollectiveModel::model);
-  REQUIRE(t.ok());
-  const CommGraph g = build_comm_graph(*t, 0);
+  const CommGraph g = stencil_8x8_unit_bytes();
   std::vector<int> start(64);
   for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;  // a fixed scramble
   auto descent = start, kicked = start;
@@ -429,16 +434,7 @@ TEST_CASE("internals: recombining searches of a scrambled stencil gets closer to
   // three iterated local searches at different seeds, then their
   // recombination with the same budget as one search.
   const Platform pf = platform_of("torus=8x8 node=core:1");
-  SynthSpec s;
-  s.pattern = "stencil2d";
-  s.ranks = 64;
-  s.shape = {8, 8};
-  s.bytes = 1;
-  auto p = synthesize(s);
-  REQUIRE(p.ok());
-  auto t = traffic_from_profile(*p, CollectiveModel::model);
-  REQUIRE(t.ok());
-  const CommGraph g = build_comm_graph(*t, 0);
+  const CommGraph g = stencil_8x8_unit_bytes();
   std::vector<std::vector<int>> parents;
   double best_parent = std::numeric_limits<double>::infinity();
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {

@@ -56,3 +56,10 @@ TEST_CASE("human units: three significant digits and an SI prefix") {
   CHECK(text::human_seconds(850e-9) == "850 ns");
   CHECK(text::human_seconds(2) == "2.00 s");
 }
+
+TEST_CASE("last_lines keeps the end of a process's output") {
+  CHECK(rankmap::text::last_lines("a\nb\nc\nd", 2) == "c\nd");
+  CHECK(rankmap::text::last_lines("a\nb\nc\nd\n", 2) == "d\n");
+  CHECK(rankmap::text::last_lines("one line", 3) == "one line");
+  CHECK(rankmap::text::last_lines("", 3) == "");
+}

@@ -33,6 +33,9 @@ std::string format_bandwidth(double bytes_per_second);
 // (seconds: ns, \u00b5s, ms, s). UTF-8; "n/a" for NaN and infinity.
 std::string human(double value, const std::string& unit);
 std::string human_seconds(double seconds);
+// The last `lines` lines of s (all of s if it has fewer), e.g. the end of a
+// failed child process's output for an error message.
+std::string last_lines(const std::string& s, int lines);
 // Shortest decimal that round-trips a double.
 std::string format_double(double v);
 // A word of user input as an error message may quote it: control characters
