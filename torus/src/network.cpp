@@ -111,4 +111,24 @@ Status Network::check() const {
   return Ok{};
 }
 
+size_t Network::cut_between_blocks(const std::vector<int>& nodes, int group) {
+  const size_t half = nodes.size() / 2;
+  size_t best = 0, best_off = nodes.size();
+  for (size_t i = 1; i < nodes.size(); ++i) {
+    if (nodes[i] / group == nodes[i - 1] / group) continue;
+    const size_t off = i > half ? i - half : half - i;
+    if (off < best_off) {
+      best_off = off;
+      best = i;
+    }
+  }
+  return best > 0 ? best : half;
+}
+
+int Network::median_node(const std::vector<int>& nodes) {
+  std::vector<int> sorted = nodes;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+  return sorted[sorted.size() / 2];
+}
+
 }  // namespace rankmap

@@ -145,6 +145,12 @@ class Network {
   Network& operator=(const Network&) = default;
   Network(Network&&) = default;
   Network& operator=(Network&&) = default;
+  // For networks whose node numbers run subtree by subtree (fat-tree,
+  // dragonfly): where to cut the sorted `nodes` between two blocks of
+  // `group` consecutive numbers, nearest to the middle (the middle when all
+  // share one block); and the median node number, their representative.
+  static size_t cut_between_blocks(const std::vector<int>& nodes, int group);
+  static int median_node(const std::vector<int>& nodes);
   // The formula, from which the tables are built.
   virtual double weighted_distance_computed(int a, int b) const = 0;
   // Fills the weighted-distance table (up to kDistanceTableNodes nodes); an

@@ -101,24 +101,10 @@ class Dragonfly final : public Network {
         group = u;
         break;
       }
-    half = nodes.size() / 2;
-    size_t best = 0, best_off = nodes.size();
-    for (size_t i = 1; i < nodes.size(); ++i) {
-      if (nodes[i] / group == nodes[i - 1] / group) continue;
-      const size_t off = i > half ? i - half : half - i;
-      if (off < best_off) {
-        best_off = off;
-        best = i;
-      }
-    }
-    half = best > 0 ? best : nodes.size() / 2;
+    half = cut_between_blocks(nodes, group);
   }
 
-  int representative(const std::vector<int>& nodes) const override {
-    std::vector<int> sorted = nodes;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    return sorted[sorted.size() / 2];
-  }
+  int representative(const std::vector<int>& nodes) const override { return median_node(nodes); }
 
  protected:
   double weighted_distance_computed(int a, int b) const override {

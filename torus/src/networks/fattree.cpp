@@ -103,24 +103,10 @@ class FatTree final : public Network {
     while (l > 0 && nodes.front() / hosts_under_[l] == nodes.back() / hosts_under_[l]) --l;
     const int group = hosts_under_[l];
     // Candidate cuts: where the subtree (of `group` hosts) changes.
-    half = nodes.size() / 2;
-    size_t best = 0, best_off = nodes.size();
-    for (size_t i = 1; i < nodes.size(); ++i) {
-      if (nodes[i] / group == nodes[i - 1] / group) continue;
-      const size_t off = i > half ? i - half : half - i;
-      if (off < best_off) {
-        best_off = off;
-        best = i;
-      }
-    }
-    half = best > 0 ? best : nodes.size() / 2;
+    half = cut_between_blocks(nodes, group);
   }
 
-  int representative(const std::vector<int>& nodes) const override {
-    std::vector<int> sorted = nodes;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    return sorted[sorted.size() / 2];
-  }
+  int representative(const std::vector<int>& nodes) const override { return median_node(nodes); }
 
   // Every host sees the same tree.
   bool vertex_transitive() const override { return true; }
