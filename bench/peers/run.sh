@@ -17,7 +17,8 @@
 #                                    bench/peers/notes-networks.md; ~6 min)
 #
 # A partial run (--filter, --tool, --suite, --spread-seeds, --list) never
-# touches docs/benchmarks.md: its tables go to BUILD/bench/peers/peers-tables-partial.md.
+# touches docs/benchmarks.md: its tables go to BUILD/bench/peers/peers-tables-partial.md
+# (peers-networks-tables-partial.md with --networks).
 #
 # Environment: RANKMAP_BENCH_VENV (default /opt/rankmap-bench-venv),
 # RANKMAP_BENCH_BUILD (default <repo>/build-peers), JOBS (default 2).
