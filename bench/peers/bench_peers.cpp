@@ -1,7 +1,9 @@
 // rankmap_bench_peers: rankmap's algorithms and the peer mappers (KaHIP process
 // mapping, Mt-KaHyPar map_onto_graph, scotch_gmap on the plain and on a
 // weighted torus target) side by side on the same instances, every result
-// scored by rankmap's one evaluator. Peers run as separate programs (the
+// scored by rankmap's one evaluator. The full suite runs on tori; `--suite
+// networks` runs fat-trees and a dragonfly through the same code (the
+// network's target graph: network_target_graph). Peers run as separate programs (the
 // adapters next to this file); they are benchmark dependencies only.
 //
 // What is compared is the inter-node placement: every result, ours included,
@@ -23,6 +25,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -37,6 +40,7 @@
 #include "rankmap/machine.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/mapping.hpp"
+#include "rankmap/network.hpp"
 #include "rankmap/profile.hpp"
 #include "rankmap/text.hpp"
 #include "rankmap/torus.hpp"
@@ -47,6 +51,7 @@ namespace {
 
 using rankmap::CommGraph;
 using rankmap::Metrics;
+using rankmap::Network;
 using rankmap::Placement;
 using rankmap::Torus;
 
@@ -75,6 +80,30 @@ const std::vector<MachineGroup>& machine_groups() {
       {"8x4x4x4-2", "8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 512, 2},
   };
   return g;
+}
+
+// The networks suite (docs/benchmarks.md, "Peer mappers on fat-trees and
+// dragonflies"): three networks of 64 hosts at 2 ranks per node (128 ranks),
+// so the recorded 128-rank profiles of the 4x4x4 torus fit them. `dir` is
+// the profile group they borrow (see kNetworkProfiles).
+const std::vector<MachineGroup>& network_groups() {
+  static const std::vector<MachineGroup> g = {
+      {"4x4x4-2", "fat-tree 8x8, 2 ranks per node", "fattree=2;8,8;1,4;1,2 node=package:2,core:4", 64, 2},
+      {"4x4x4-2", "fat-tree 8x8 taper 4, 2 ranks per node", "fattree=2;8,8;1,4;1,2;taper=4 node=package:2,core:4",
+       64, 2},
+      {"4x4x4-2", "dragonfly 4x2x4x2, 2 ranks per node", "dragonfly=4,1;2,1;4,1;2 node=package:2,core:4", 64, 2},
+  };
+  return g;
+}
+// The recorded profiles (of bench/profiles/4x4x4-2/) that join every network
+// of the networks suite: 128 ranks each.
+const std::vector<std::string>& network_profiles() {
+  static const std::vector<std::string> p = {"cg", "hydro27", "mg"};
+  return p;
+}
+const std::vector<std::string>& network_patterns() {
+  static const std::vector<std::string> p = {"stencil2d", "stencil3d", "stencil3d-shuffled", "random"};
+  return p;
 }
 
 struct Instance {
@@ -150,6 +179,45 @@ std::vector<Instance> smoke_suite() {
   return {in};
 }
 
+// Every network of network_groups() with the synthetic patterns of
+// network_patterns() (128 ranks) and the recorded profiles of
+// network_profiles() found under recorded_dir/GROUP/.
+std::vector<Instance> networks_suite(const std::string& recorded_dir) {
+  std::vector<Instance> out;
+  for (const MachineGroup& g : network_groups()) {
+    const std::string group = std::string(g.title) + " (`" + g.machine + "`)";
+    for (const std::string& pattern : network_patterns()) {
+      Instance in;
+      in.group = group;
+      in.machine_title = g.title;
+      in.machine = g.machine;
+      in.ppn = g.ppn;
+      in.spec.pattern = pattern;
+      in.spec.ranks = g.nodes * g.ppn;
+      out.push_back(in);
+    }
+    if (recorded_dir.empty()) continue;
+    for (const std::string& name : network_profiles()) {
+      const fs::path path = fs::path(recorded_dir) / g.dir / (name + ".prof");
+      if (!fs::exists(path)) continue;
+      auto profile = rankmap::read_profile(path.string());
+      if (!profile) throw std::runtime_error(profile.error().message);
+      if (profile->ranks > g.nodes * g.ppn) continue;
+      Instance in;
+      in.group = group;
+      in.machine_title = g.title;
+      in.machine = g.machine;
+      in.ppn = g.ppn;
+      in.spec.ranks = profile->ranks;
+      in.recorded_name = name;
+      in.recorded_path = path.string();
+      in.slots = g.nodes * g.ppn;
+      out.push_back(in);
+    }
+  }
+  return out;
+}
+
 // ---------------------------------------------------------------------- tools
 
 enum class ToolKind { ours, kahip_flat, kahip_tree, mtkahypar, scotch_torus, scotch_weighted };
@@ -165,6 +233,9 @@ struct Tool {
   // a reference of the judgement.
   bool is_preset() const { return kind == ToolKind::ours && algorithm == rankmap::default_algorithm(); }
   bool is_scotch() const { return kind == ToolKind::scotch_torus || kind == ToolKind::scotch_weighted; }
+  // Targets that describe a torus only (Scotch's torusXD, KaHIP's torus
+  // tree): not run on other networks.
+  bool torus_only() const { return kind == ToolKind::scotch_torus || kind == ToolKind::kahip_tree; }
 };
 
 constexpr const char* kDefaultTool = "rankmap (default)";
@@ -255,6 +326,78 @@ bool write_scotch_graph(const fs::path& path, const CommGraph& g, const std::vec
     f << '\n';
   }
   return static_cast<bool>(f);
+}
+
+// The network as a target graph for Scotch's amk_grf and Mt-KaHyPar: on a
+// torus, torus_target_graph; on any other network, the complete graph of its
+// compute nodes with edge {a, b} weighted by hops(a, b). Hop distances obey
+// the triangle inequality, so the direct edge is a shortest path and the
+// graph's shortest-path distances are exactly the network's hop distances
+// (the scored hop-bytes objective). Switches are not vertices: the peers map
+// onto compute nodes only.
+CommGraph torus_target_graph(const Torus& t, std::vector<std::int64_t>& weight);
+
+CommGraph network_target_graph(const Network& net, std::vector<std::int64_t>& weight) {
+  if (const Torus* t = net.as_torus()) return torus_target_graph(*t, weight);
+  CommGraph g;
+  g.vertices = net.nodes();
+  g.xadj.push_back(0);
+  weight.clear();
+  for (int a = 0; a < net.nodes(); ++a) {
+    for (int b = 0; b < net.nodes(); ++b) {
+      if (b == a) continue;
+      const std::int64_t w = net.hops(a, b);
+      g.adjncy.push_back(b);
+      g.weight.push_back(static_cast<double>(w));
+      weight.push_back(w);
+    }
+    g.xadj.push_back(static_cast<std::int64_t>(g.adjncy.size()));
+  }
+  return g;
+}
+
+// What both target graphs promise, checked on every instance of up to
+// kCheckedTargetNodes nodes (Floyd-Warshall): the shortest-path distance
+// between nodes a and b of the target graph is hops(a, b) on a network other
+// than a torus, and weighted_distance(a, b) x scale on a torus, scale being
+// the weight of one single-link hop (the lcm of torus_target_graph). Throws
+// naming the first pair that differs.
+constexpr int kCheckedTargetNodes = 256;
+
+void check_target_graph(const Network& net, const CommGraph& g, const std::vector<std::int64_t>& weight) {
+  const int n = net.nodes();
+  if (n > kCheckedTargetNodes) return;
+  if (g.vertices != n) throw std::runtime_error("target graph: " + std::to_string(g.vertices) + " vertices for " +
+                                                std::to_string(n) + " nodes");
+  constexpr std::int64_t inf = std::numeric_limits<std::int64_t>::max() / 4;
+  std::vector<std::int64_t> d(static_cast<size_t>(n) * n, inf);
+  for (int a = 0; a < n; ++a) {
+    d[static_cast<size_t>(a) * n + a] = 0;
+    for (std::int64_t e = g.xadj[a]; e < g.xadj[a + 1]; ++e) {
+      auto& x = d[static_cast<size_t>(a) * n + g.adjncy[e]];
+      x = std::min(x, weight[e]);
+    }
+  }
+  for (int k = 0; k < n; ++k)
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b)
+        d[static_cast<size_t>(a) * n + b] = std::min(d[static_cast<size_t>(a) * n + b],
+                                                     d[static_cast<size_t>(a) * n + k] + d[static_cast<size_t>(k) * n + b]);
+  double scale = 1;
+  if (const Torus* t = net.as_torus()) {
+    std::int64_t lcm = 1;
+    for (int dim = 0; dim < t->dims(); ++dim) lcm = std::lcm(lcm, static_cast<std::int64_t>(t->links(dim)));
+    scale = static_cast<double>(lcm);
+  }
+  for (int a = 0; a < n; ++a)
+    for (int b = 0; b < n; ++b) {
+      const double want = net.as_torus() ? net.weighted_distance(a, b) * scale : net.hops(a, b);
+      const double got = static_cast<double>(d[static_cast<size_t>(a) * n + b]);
+      if (std::abs(got - want) > 1e-9 * std::max(1.0, want))
+        throw std::runtime_error("target graph: shortest path " + net.node_label(a) + " -> " + net.node_label(b) +
+                                 " is " + rankmap::text::format_double(got) + ", the network's distance " +
+                                 rankmap::text::format_double(want));
+    }
 }
 
 // The torus as a target graph: one vertex per node, one edge per neighbour
@@ -372,7 +515,7 @@ struct PeerRun {
 
 // Runs an adapter, which writes a node-index vector to `out` (see
 // peer_common.py for the exit statuses), and reads the vector back.
-PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path& err, int ranks, int torus_nodes,
+PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path& err, int ranks, int node_count,
                  int timeout_s) {
   PeerRun r;
   fs::remove(out);
@@ -417,7 +560,7 @@ PeerRun run_peer(const std::string& command, const fs::path& out, const fs::path
     }
     char* end = nullptr;
     const long v = std::strtol(line.c_str(), &end, 10);
-    if (end == line.c_str() || *end != '\0' || v < 0 || v >= torus_nodes) {
+    if (end == line.c_str() || *end != '\0' || v < 0 || v >= node_count) {
       r.message = "failed: " + out.filename().string() + ":" + std::to_string(lineno) + ": bad node index '" + line + "'";
       return r;
     }
@@ -444,7 +587,7 @@ std::string fmt(const char* format, double v) {
 // least attached to the rest of the node leave first (ties: higher rank); each
 // goes to the nearest allocated node with room (hops, then weighted distance,
 // then node index). Deterministic. Returns the number of ranks moved.
-int repair_capacity(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn,
+int repair_capacity(const CommGraph& g, const Network& t, const std::vector<int>& nodes, int ppn,
                     std::vector<int>& node_of) {
   std::vector<int> load(static_cast<size_t>(t.nodes()), 0);
   for (int n : node_of) ++load[n];
@@ -484,8 +627,8 @@ int repair_capacity(const CommGraph& g, const Torus& t, const std::vector<int>& 
 // The one intra-node rule applied to every tool: a node's ranks take cores
 // 0, 1, ... in rank order (what launchers do), so only the inter-node
 // placement differs between tools.
-std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes) {
-  std::vector<int> next(static_cast<size_t>(torus_nodes), 0);
+std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int node_count) {
+  std::vector<int> next(static_cast<size_t>(node_count), 0);
   std::vector<Placement> p(node_of.size());
   for (size_t r = 0; r < node_of.size(); ++r) p[r] = Placement{node_of[r], next[node_of[r]]++};
   return p;
@@ -553,9 +696,9 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
   if (!profile) throw std::runtime_error(profile.error().message);
   auto traffic = rankmap::traffic_from_profile(*profile, rankmap::CollectiveModel::model);
   if (!traffic) throw std::runtime_error(traffic.error().message);
-  const Torus& torus = platform->torus;
+  const Network& net = platform->net();  // the machine's network (a torus in the full suite)
   const int ranks = traffic->ranks;
-  std::vector<int> nodes(static_cast<size_t>(torus.nodes()));
+  std::vector<int> nodes(static_cast<size_t>(net.nodes()));
   std::iota(nodes.begin(), nodes.end(), 0);
 
   // The peers get the bytes-only graph (weight of {u, v} = bytes both ways, no
@@ -567,7 +710,8 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
   if (auto st = graph.check(); !st) throw std::runtime_error("bytes-only graph: " + st.error().message);
   const auto weights = integer_weights(graph);
   std::vector<std::int64_t> target_weights;
-  const CommGraph target = torus_target_graph(torus, target_weights);
+  const CommGraph target = network_target_graph(net, target_weights);
+  check_target_graph(net, target, target_weights);
   const fs::path metis = dir / "graph.metis", grf = dir / "graph.grf";
   const fs::path target_metis = dir / "target.metis", target_grf = dir / "target.grf";
   if (!write_metis(metis, graph, weights) || !write_scotch_graph(grf, graph, weights) ||
@@ -578,7 +722,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
   eval_options.ppn = in.ppn;
   // The bound depends on the instance only (every scored placement keeps the
   // capacity): computed once here, not in each of the ~17 evaluations.
-  const rankmap::LowerBound bound = rankmap::cost_lower_bound(rankmap::build_comm_graph(*traffic, 0.0), torus, in.ppn, nodes);
+  const rankmap::LowerBound bound = rankmap::cost_lower_bound(rankmap::build_comm_graph(*traffic, 0.0), net, in.ppn, nodes);
   eval_options.lower_bound = false;
   auto with_bound = [&](Metrics m) {
     auto gap = [](double v, double b) { return b > 0 ? v / b - 1 : (v > 0 ? INFINITY : 0.0); };
@@ -608,8 +752,8 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
   };
   auto score = [&](Result& res, std::vector<int>& node_of) {
     if (res.state != State::ok) return;
-    res.repaired = repair_capacity(graph, torus, nodes, in.ppn, node_of);
-    const auto placement = cores_in_rank_order(node_of, torus.nodes());
+    res.repaired = repair_capacity(graph, net, nodes, in.ppn, node_of);
+    const auto placement = cores_in_rank_order(node_of, net.nodes());
     res.capacity_ok =
         res.repaired >= 0 && static_cast<bool>(rankmap::check_placement(placement, ranks, *platform, nodes, in.ppn));
     auto metrics = rankmap::evaluate(*traffic, placement, *platform, eval_options);
@@ -624,6 +768,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
 
   for (const Tool& tool : all_tools()) {
     if (!selected(opt, tool.name)) continue;
+    if (tool.torus_only() && !net.as_torus()) continue;
     Result res;
     res.tool = tool.name;
     std::vector<int> node_of;
@@ -645,8 +790,8 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
           case ToolKind::kahip_flat:
           case ToolKind::kahip_tree: {
             const auto [hierarchy, distances] = tool.kind == ToolKind::kahip_tree
-                                                    ? kahip_torus_tree(torus)
-                                                    : std::make_pair(std::to_string(torus.nodes()), std::string("1"));
+                                                    ? kahip_torus_tree(*net.as_torus())
+                                                    : std::make_pair(std::to_string(net.nodes()), std::string("1"));
             command = py + quote(adapters + "peer_kahip.py") + " --graph " + quote(metis.string()) +
                       " --ppn " + std::to_string(in.ppn) + " --hierarchy " + hierarchy + " --distances " + distances +
                       " --seed " + std::to_string(opt.seed) + " --out " + quote(out.string());
@@ -658,7 +803,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
                       " --seed " + std::to_string(opt.seed) + " --out " + quote(out.string());
             break;
           case ToolKind::scotch_torus: {
-            const auto tgt = scotch_torus_target(torus);
+            const auto tgt = scotch_torus_target(*net.as_torus());
             if (!tgt) {
               pr.state = State::unsupported;
               pr.message = "N/A: Scotch's torusXD/meshXD target has at most 5 dimensions, uniform wrap";
@@ -675,7 +820,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
           case ToolKind::ours:
             break;
         }
-        if (!command.empty()) pr = run_peer(command, out, err, ranks, torus.nodes(), opt.timeout);
+        if (!command.empty()) pr = run_peer(command, out, err, ranks, net.nodes(), opt.timeout);
       }
       res.state = pr.state;
       res.message = pr.state == State::ok ? pr.note : pr.message;
@@ -1157,8 +1302,10 @@ int main(int argc, char** argv) {
   const char* venv = std::getenv("RANKMAP_BENCH_VENV");
   opt.python = std::string(venv ? venv : "/opt/rankmap-bench-venv") + "/bin/python";
   CLI::App app{"rankmap_bench_peers: rankmap and peer mappers side by side, scored by rankmap's evaluator"};
-  app.add_option("--suite", opt.suite, "instances: full (docs/benchmarks.md) or smoke (one tiny instance)")
-      ->check(CLI::IsMember({"full", "smoke"}));
+  app.add_option("--suite", opt.suite,
+                 "instances: full (the tori of docs/benchmarks.md), networks (fat-trees and a dragonfly) or smoke "
+                 "(one tiny instance)")
+      ->check(CLI::IsMember({"full", "networks", "smoke"}));
   app.add_option("--filter", opt.filter, "only instances whose machine or name contains this text");
   app.add_option("--tool", opt.tools, "only these tools (repeatable; names as in the table)");
   app.add_option("--python", opt.python, "Python of the peer environment (default: $RANKMAP_BENCH_VENV/bin/python)");
@@ -1189,7 +1336,19 @@ int main(int argc, char** argv) {
       return 2;
     }
 
-  std::vector<Instance> instances = opt.suite == "smoke" ? smoke_suite() : full_suite();
+  const bool networks = opt.suite == "networks";
+  if (networks && !opt.recorded.empty()) {
+    std::cerr << "rankmap_bench_peers: --recorded runs on desmos; the networks suite takes its profiles from "
+                 "--recorded-dir\n";
+    return 2;
+  }
+  std::vector<Instance> instances;
+  try {
+    instances = opt.suite == "smoke" ? smoke_suite() : networks ? networks_suite(opt.recorded_dir) : full_suite();
+  } catch (const std::exception& e) {
+    std::cerr << "rankmap_bench_peers: " << e.what() << "\n";
+    return 2;
+  }
   // Recorded profiles: --recorded NAME=PATH runs on desmos at 4 ranks per
   // node; --recorded-dir holds one subdirectory per machine of the suite
   // (bench/profiles/), named by MachineGroup::dir.
@@ -1206,7 +1365,7 @@ int main(int argc, char** argv) {
     }
     recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &machine_groups()[1]});
   }
-  if (!opt.recorded_dir.empty())
+  if (!opt.recorded_dir.empty() && !networks)
     for (const MachineGroup& g : machine_groups()) {
       const fs::path dir = fs::path(opt.recorded_dir) / g.dir;
       if (!fs::is_directory(dir)) continue;
