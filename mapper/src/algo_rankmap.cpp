@@ -382,20 +382,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
     }
-    // The search's result depends on its kicks as much as on its start (one
-    // start at two seeds ended 7% apart, measured): the start of the
-    // cheapest result gets further runs at other seeds, placements of one
-    // kind for the recombination below to work on.
     // When every search ended at the same cost there is nothing to gain
-    // (an all-to-all on a full torus: every placement ties) and the extra
-    // searches cost 2-5x the default's time on such dense graphs.
+    // (an all-to-all on a full torus: every placement ties) and the steps
+    // below cost 2-5x the default's time on such dense graphs.
     double ils_min = std::numeric_limits<double>::infinity(), ils_max = 0;
     for (size_t i = first_ils; i < cands.size(); ++i) {
       ils_min = std::min(ils_min, cands[i].score.weighted_cost);
       ils_max = std::max(ils_max, cands[i].score.weighted_cost);
     }
-    const bool recombine = p.ranks() <= kRecombineUpTo && ils_max > ils_min * (1 + kTieShare);
-    if (!picked.empty() && recombine) {
+    if (!picked.empty() && p.ranks() <= kRecombineUpTo && ils_max > ils_min * (1 + kTieShare)) {
+      // The search's result depends on its kicks as much as on its start
+      // (one start at two seeds ended 7% apart, measured): the start of the
+      // cheapest result gets further runs at other seeds, placements of one
+      // kind for the recombination to work on.
       size_t best_n = 0;
       for (size_t n = 1; n < picked.size(); ++n)
         if (cands[first_ils + n].score.weighted_cost < cands[first_ils + best_n].score.weighted_cost) best_n = n;
@@ -408,26 +407,32 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         c.score = detail::network_score(*p.traffic, torus, c.node_of);
         cands.push_back(std::move(c));
       }
-    }
-    // Recombination of the cheapest distinct placements found so far
-    // (recombine.cpp): what makes the result depend less on which start
-    // and which kicks happened to be lucky.
-    std::vector<size_t> by_cost(cands.size());
-    for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
-    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
-      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
-    });
-    std::vector<std::vector<int>> parents;
-    for (size_t i : by_cost) {
-      if (static_cast<int>(parents.size()) == kRecombineParents) break;
-      if (std::find(parents.begin(), parents.end(), cands[i].node_of) == parents.end()) parents.push_back(cands[i].node_of);
-    }
-    // Recombination aligns parents by the torus's symmetries: torus only.
-    if (parents.size() >= 2 && recombine && torus.as_torus()) {
-      say("recombining the best placements");
-      Candidate c{"recombined", detail::recombine(g, *torus.as_torus(), p.nodes, p.ppn, parents, kRecombineWork * ils_work, derived_seed(p.seed, 200)), {}};
-      c.score = detail::network_score(*p.traffic, torus, c.node_of);
-      cands.push_back(std::move(c));
+      // Recombination of the cheapest distinct placements found so far
+      // (recombine.cpp): what makes the result depend less on which start
+      // and which kicks happened to be lucky. It aligns placements by the
+      // torus's symmetries: tori only.
+      if (const Torus* const ring_torus = torus.as_torus()) {
+        std::vector<size_t> by_cost(cands.size());
+        for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
+        std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
+          return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
+        });
+        std::vector<std::vector<int>> parents;
+        for (size_t i : by_cost) {
+          if (static_cast<int>(parents.size()) == kRecombineParents) break;
+          if (std::find(parents.begin(), parents.end(), cands[i].node_of) == parents.end())
+            parents.push_back(cands[i].node_of);
+        }
+        if (parents.size() >= 2) {
+          say("recombining the best placements");
+          Candidate c{"recombined",
+                      detail::recombine(g, *ring_torus, p.nodes, p.ppn, parents, kRecombineWork * ils_work,
+                                        derived_seed(p.seed, 200)),
+                      {}};
+          c.score = detail::network_score(*p.traffic, torus, c.node_of);
+          cands.push_back(std::move(c));
+        }
+      }
     }
   }
 
