@@ -87,6 +87,32 @@ std::vector<LinkUse> platform_route(const Network& network, int a, int b) {
 
 namespace {
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options);
+
+// The checks every platform makes of its options and machine, and the nodes
+// to route between: options.route_nodes sorted and unique, or all `nodes`.
+Result<std::vector<int>> checked_route_nodes(const Machine& machine, const PlatformOptions& options, int nodes) {
+  if (!(options.host_speed > 0) || !(options.loopback_bw > 0) || !(options.loopback_lat >= 0))
+    return make_error("platform: host speed and loopback bandwidth must be > 0, loopback latency >= 0");
+  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0))
+    return make_error("platform: machine bandwidth must be > 0 and latencies >= 0");
+  std::vector<int> route_nodes = options.route_nodes;
+  if (route_nodes.empty()) {
+    route_nodes.resize(static_cast<size_t>(nodes));
+    for (int n = 0; n < nodes; ++n) route_nodes[n] = n;
+  }
+  std::sort(route_nodes.begin(), route_nodes.end());
+  route_nodes.erase(std::unique(route_nodes.begin(), route_nodes.end()), route_nodes.end());
+  for (int n : route_nodes)
+    if (n < 0 || n >= nodes)
+      return make_error("platform: route node " + std::to_string(n) + " out of range 0.." + std::to_string(nodes - 1));
+  // Full routing lists every ordered pair: the file grows as the square.
+  if (route_nodes.size() > static_cast<size_t>(limits::kMaxPlatformRouteNodes))
+    return make_error("platform: routes between " + std::to_string(route_nodes.size()) + " nodes (" +
+                      std::to_string(route_nodes.size() * route_nodes.size()) + " routes) are above the limit of " +
+                      std::to_string(limits::kMaxPlatformRouteNodes) +
+                      " nodes; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
+  return route_nodes;
+}
 }  // namespace
 
 Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& options) {
@@ -99,26 +125,9 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
   if (!torus) return torus.error();
   auto node = machine.node_topology();
   if (!node) return node.error();
-  if (!(options.host_speed > 0) || !(options.loopback_bw > 0) || !(options.loopback_lat >= 0))
-    return make_error("platform: host speed and loopback bandwidth must be > 0, loopback latency >= 0");
-  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0))
-    return make_error("platform: machine bandwidth must be > 0 and latencies >= 0");
-  std::vector<int> route_nodes = options.route_nodes;
-  if (route_nodes.empty()) {
-    route_nodes.resize(static_cast<size_t>(torus->nodes()));
-    for (int n = 0; n < torus->nodes(); ++n) route_nodes[n] = n;
-  }
-  std::sort(route_nodes.begin(), route_nodes.end());
-  route_nodes.erase(std::unique(route_nodes.begin(), route_nodes.end()), route_nodes.end());
-  for (int n : route_nodes)
-    if (n < 0 || n >= torus->nodes())
-      return make_error("platform: route node " + std::to_string(n) + " out of range 0.." + std::to_string(torus->nodes() - 1));
-  // Full routing lists every ordered pair: the file grows as the square.
-  if (route_nodes.size() > static_cast<size_t>(limits::kMaxPlatformRouteNodes))
-    return make_error("platform: routes between " + std::to_string(route_nodes.size()) + " nodes (" +
-                      std::to_string(route_nodes.size() * route_nodes.size()) + " routes) are above the limit of " +
-                      std::to_string(limits::kMaxPlatformRouteNodes) +
-                      " nodes; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
+  auto routed_nodes = checked_route_nodes(machine, options, torus->nodes());
+  if (!routed_nodes) return routed_nodes.error();
+  const std::vector<int>& route_nodes = *routed_nodes;
 
   std::string xml;
   xml.reserve(static_cast<size_t>(route_nodes.size() * route_nodes.size()) * 200 + 100000);
@@ -166,25 +175,9 @@ namespace {
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options) {
   auto node = machine.node_topology();
   if (!node) return node.error();
-  if (!(options.host_speed > 0) || !(options.loopback_bw > 0) || !(options.loopback_lat >= 0))
-    return make_error("platform: host speed and loopback bandwidth must be > 0, loopback latency >= 0");
-  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0))
-    return make_error("platform: machine bandwidth must be > 0 and latencies >= 0");
-  std::vector<int> route_nodes = options.route_nodes;
-  if (route_nodes.empty()) {
-    route_nodes.resize(static_cast<size_t>(network.nodes()));
-    for (int n = 0; n < network.nodes(); ++n) route_nodes[n] = n;
-  }
-  std::sort(route_nodes.begin(), route_nodes.end());
-  route_nodes.erase(std::unique(route_nodes.begin(), route_nodes.end()), route_nodes.end());
-  for (int n : route_nodes)
-    if (n < 0 || n >= network.nodes())
-      return make_error("platform: route node " + std::to_string(n) + " out of range 0.." + std::to_string(network.nodes() - 1));
-  if (route_nodes.size() > static_cast<size_t>(limits::kMaxPlatformRouteNodes))
-    return make_error("platform: routes between " + std::to_string(route_nodes.size()) + " nodes (" +
-                      std::to_string(route_nodes.size() * route_nodes.size()) + " routes) are above the limit of " +
-                      std::to_string(limits::kMaxPlatformRouteNodes) +
-                      " nodes; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
+  auto routed_nodes = checked_route_nodes(machine, options, network.nodes());
+  if (!routed_nodes) return routed_nodes.error();
+  const std::vector<int>& route_nodes = *routed_nodes;
   std::vector<char> routed(static_cast<size_t>(network.nodes()), 0);
   for (int n : route_nodes) routed[n] = 1;
 
