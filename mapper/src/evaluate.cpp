@@ -18,7 +18,7 @@ Result<Platform> Platform::from_machine(const Machine& machine) {
   if (!machine.network_word.empty()) {
     auto network = machine.network();
     if (!network) return network.error();
-    auto node = machine.node_topology();
+    auto node = machine.node_kinds();
     if (!node) return node.error();
     // `torus` is then a one-node stand-in that only pre-Network code reads.
     auto stand_in = Torus::create({1}, {false}, {1}, machine.bw);
@@ -27,7 +27,7 @@ Result<Platform> Platform::from_machine(const Machine& machine) {
   }
   auto torus = machine.torus();
   if (!torus) return torus.error();
-  auto node = machine.node_topology();
+  auto node = machine.node_kinds();
   if (!node) return node.error();
   return Platform{std::move(*torus), std::move(*node), machine.latency(), nullptr};
 }
@@ -392,12 +392,11 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options) {
   const Network& torus = platform.net();
-  const NodeTopology& node = platform.node;
   if (static_cast<int>(placement.size()) != traffic.ranks)
     return make_error("the mapping places " + std::to_string(placement.size()) + " ranks but the profile has " +
                       std::to_string(traffic.ranks));
   for (const Placement& p : placement)
-    if (p.node < 0 || p.node >= torus.nodes() || p.core < 0 || p.core >= node.cores())
+    if (p.node < 0 || p.node >= torus.nodes() || p.core < 0 || p.core >= platform.node(p.node).cores())
       return make_error("the mapping names a node or core outside the machine");
   Metrics m;
   m.ranks = traffic.ranks;
@@ -416,6 +415,7 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
     const Placement& b = placement[f.dst];
     if (a.node == b.node) {
       m.intra_node_bytes += f.bytes;
+      const NodeTopology& node = platform.node(a.node);
       if (node.package_of_core(a.core) != node.package_of_core(b.core)) m.cross_package_bytes += f.bytes;
       continue;
     }
@@ -445,9 +445,11 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
   if (options.lower_bound) {
     // The bound must hold for this mapping even if it was made elsewhere with
     // more ranks per node or on other nodes than requested: widen to cover it.
+    // On a machine of mixed nodes it takes the largest node's capacity for
+    // every node (still a bound: no node holds more).
     std::vector<int> per_node(static_cast<size_t>(torus.nodes()), 0);
     for (int a : node_of) ++per_node[a];
-    const int ppn = std::max(options.ppn > 0 ? options.ppn : node.cores(),
+    const int ppn = std::max(options.ppn > 0 ? options.ppn : platform.node_kinds.max_cores(),
                              *std::max_element(per_node.begin(), per_node.end()));
     std::vector<int> nodes = options.nodes;
     if (!nodes.empty()) {
