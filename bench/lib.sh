@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Shared by the benchmark scripts under bench/ (bash; sourced, not run):
 #
 #   # shellcheck source=bench/lib.sh
