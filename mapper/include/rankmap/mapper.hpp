@@ -186,7 +186,7 @@ Result<std::vector<int>> parse_node_list(const std::string& list, const Machine&
 struct MapOptions {
   std::string algorithm = default_algorithm();
   int ppn = 0;                 // 0: cores per node
-  std::vector<int> nodes;      // empty: every torus node in index order
+  std::vector<int> nodes;      // empty: every node of the machine in index order
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
   CoreFill core_fill = CoreFill::compact;
