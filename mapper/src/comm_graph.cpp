@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <unordered_map>
 
@@ -100,35 +101,50 @@ Status CommGraph::check() const {
 }
 
 CommGraph build_comm_graph(const Traffic& traffic, double message_bytes) {
-  // Both directions of every flow as (u, v, w), then one sort + merge: memory
-  // linear in flows, and exactly symmetric weights (same sums on both sides).
+  // Both directions of every flow, bucketed by their first end (counting
+  // sort: the arcs of 32k ranks took a third of a second to sort whole), then
+  // each rank's bucket sorted by the other end and merged: memory linear in
+  // flows, and exactly symmetric weights (same sums on both sides).
   struct Arc {
-    int u, v;
+    int v;
     double w;
   };
-  std::vector<Arc> arcs;
-  arcs.reserve(traffic.flows.size() * 2);
+  const int n = traffic.ranks;
+  std::vector<std::int64_t> start(static_cast<size_t>(n) + 1, 0);
+  auto weight_of = [&](const Flow& f) { return f.bytes + message_bytes * f.messages; };
+  for (const Flow& f : traffic.flows)
+    if (weight_of(f) > 0) {
+      ++start[static_cast<size_t>(f.src) + 1];
+      ++start[static_cast<size_t>(f.dst) + 1];
+    }
+  for (int u = 0; u < n; ++u) start[static_cast<size_t>(u) + 1] += start[static_cast<size_t>(u)];
+  std::vector<Arc> arcs(static_cast<size_t>(start.back()));
+  std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
   for (const Flow& f : traffic.flows) {
-    const double w = f.bytes + message_bytes * f.messages;
+    const double w = weight_of(f);
     if (!(w > 0)) continue;
-    arcs.push_back({f.src, f.dst, w});
-    arcs.push_back({f.dst, f.src, w});
+    arcs[static_cast<size_t>(fill[static_cast<size_t>(f.src)]++)] = {f.dst, w};
+    arcs[static_cast<size_t>(fill[static_cast<size_t>(f.dst)]++)] = {f.src, w};
   }
-  std::sort(arcs.begin(), arcs.end(), [](const Arc& a, const Arc& b) { return a.u != b.u ? a.u < b.u : a.v < b.v; });
   CommGraph g;
-  g.vertices = traffic.ranks;
+  g.vertices = n;
   g.message_bytes = message_bytes;
-  g.xadj.assign(static_cast<size_t>(g.vertices) + 1, 0);
-  for (size_t i = 0; i < arcs.size();) {
-    Arc a = arcs[i++];
-    // At most two terms (one per direction), and a + b == b + a exactly, so
-    // both sides of an edge get bit-identical weights.
-    while (i < arcs.size() && arcs[i].u == a.u && arcs[i].v == a.v) a.w += arcs[i++].w;
-    g.adjncy.push_back(a.v);
-    g.weight.push_back(a.w);
-    ++g.xadj[a.u + 1];
+  g.xadj.assign(static_cast<size_t>(n) + 1, 0);
+  g.adjncy.reserve(arcs.size());
+  g.weight.reserve(arcs.size());
+  for (int u = 0; u < n; ++u) {
+    const auto first = arcs.begin() + start[static_cast<size_t>(u)], last = arcs.begin() + start[static_cast<size_t>(u) + 1];
+    std::sort(first, last, [](const Arc& a, const Arc& b) { return a.v < b.v; });
+    for (auto i = first; i != last;) {
+      Arc a = *i++;
+      // At most two terms (one per direction), and a + b == b + a exactly, so
+      // both sides of an edge get bit-identical weights.
+      while (i != last && i->v == a.v) a.w += (i++)->w;
+      g.adjncy.push_back(a.v);
+      g.weight.push_back(a.w);
+    }
+    g.xadj[static_cast<size_t>(u) + 1] = static_cast<std::int64_t>(g.adjncy.size());
   }
-  for (int u = 0; u < g.vertices; ++u) g.xadj[u + 1] += g.xadj[u];
   return g;
 }
 
