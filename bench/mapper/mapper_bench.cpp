@@ -126,7 +126,7 @@ int main(int argc, char** argv) {
   if (!machine) die(machine.error().message);
   auto platform = Platform::from_machine(*machine);
   if (!platform) die(platform.error().message);
-  if (ppn == 0) ppn = platform->node.cores();
+  if (ppn == 0) ppn = platform->node_kinds.max_cores();
   auto profile = synthesize(spec);
   if (!profile) die(profile.error().message);
   auto traffic = traffic_from_profile(*profile, CollectiveModel::model);
@@ -227,9 +227,9 @@ int main(int argc, char** argv) {
     if (++load[a] > ppn) ++over;
   }
   if (over > 0) {
-    std::vector<int> all(static_cast<size_t>(platform->torus.nodes()));
-    for (size_t i = 0; i < all.size(); ++i) all[i] = static_cast<int>(i);
-    detail::enforce_node_capacity(g, platform->torus, all, ppn, node_of);
+    auto allocation = make_allocation(*platform, {}, ppn);
+    if (!allocation) die(allocation.error().message);
+    detail::enforce_node_capacity(g, platform->torus, *allocation, node_of);
     row.note = "(" + std::to_string(over) + " ranks over capacity moved)";
   }
   row.m = score(detail::cores_in_rank_order(node_of, platform->torus.nodes()));

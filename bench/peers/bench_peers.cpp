@@ -755,7 +755,8 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
     res.repaired = repair_capacity(graph, net, nodes, in.ppn, node_of);
     const auto placement = cores_in_rank_order(node_of, net.nodes());
     res.capacity_ok =
-        res.repaired >= 0 && static_cast<bool>(rankmap::check_placement(placement, ranks, *platform, nodes, in.ppn));
+        res.repaired >= 0 && static_cast<bool>(rankmap::check_placement(placement, ranks, *platform,
+                                                                  rankmap::Allocation::uniform(net.nodes(), nodes, in.ppn)));
     auto metrics = rankmap::evaluate(*traffic, placement, *platform, eval_options);
     if (!metrics) {
       res.state = State::failed;

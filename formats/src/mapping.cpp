@@ -23,22 +23,29 @@ constexpr size_t kMaxAlgorithmBytes = 256;
 // the line and Mapping::check the rank: node and core exist, one rank a core.
 class PlacementChecker {
  public:
-  PlacementChecker(const Machine& machine, int cores) : machine_(machine), cores_(cores) {}
-  int cores() const { return cores_; }
+  PlacementChecker(const Machine& machine, NodeKinds kinds) : machine_(machine), kinds_(std::move(kinds)) {}
+  // One rank a core: the most ranks the machine holds.
+  long long total_cores() const {
+    long long total = 0;
+    for (int n = 0; n < machine_.nodes(); ++n) total += kinds_.cores(n);
+    return total;
+  }
 
   Status add(const Placement& p, const std::string& where) {
     if (p.node < 0 || p.node >= machine_.nodes())
       return located_error(where, "node '" + std::to_string(p.node) + "' out of range 0.." + std::to_string(machine_.nodes() - 1));
-    if (p.core < 0 || p.core >= cores_)
-      return located_error(where, "core '" + std::to_string(p.core) + "' out of range 0.." + std::to_string(cores_ - 1));
-    if (!used_.insert(static_cast<long long>(p.node) * cores_ + p.core).second)
+    const int cores = kinds_.cores(p.node);
+    if (p.core < 0 || p.core >= cores)
+      return located_error(where, "core '" + std::to_string(p.core) + "' out of range 0.." + std::to_string(cores - 1) +
+                                      (kinds_.uniform() ? "" : " on " + machine_.host_name(p.node)));
+    if (!used_.insert(static_cast<long long>(p.node) * kinds_.max_cores() + p.core).second)
       return located_error(where, "shares core " + std::to_string(p.core) + " of " + machine_.host_name(p.node) + " with another rank");
     return Ok{};
   }
 
  private:
   const Machine& machine_;
-  int cores_;
+  NodeKinds kinds_;
   std::unordered_set<long long> used_;
 };
 // Why an algorithm record cannot be written and read back as it is, or "".
@@ -53,9 +60,9 @@ std::string algorithm_problem(std::string_view a) {
 
 Status Mapping::check() const {
   if (const std::string why = algorithm_problem(algorithm); !why.empty()) return make_error("mapping: algorithm " + why);
-  auto node = machine.node_topology();
-  if (!node) return node.error();
-  PlacementChecker checker(machine, node->cores());
+  auto kinds = machine.node_kinds();
+  if (!kinds) return kinds.error();
+  PlacementChecker checker(machine, std::move(*kinds));
   for (size_t r = 0; r < placement.size(); ++r) {
     Status s = checker.add(placement[r], "mapping: rank " + std::to_string(r));
     if (!s) return s;
@@ -89,9 +96,9 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         auto machine = parse_machine(line.substr(line.find("machine") + 7), reader.where());
         if (!machine) return machine.error();
         m.machine = std::move(*machine);
-        auto node = m.machine.node_topology();
-        if (!node) return fail(node.error().message);
-        checker.emplace(m.machine, node->cores());
+        auto kinds = m.machine.node_kinds();
+        if (!kinds) return fail(kinds.error().message);
+        checker.emplace(m.machine, std::move(*kinds));
         state = kRanks;
         break;
       }
@@ -109,7 +116,7 @@ Result<Mapping> parse_mapping(const std::string& text, const std::string& filena
         if (!v || *v < 1) return fail("expected 'ranks <P>' with P >= 1");
         if (*v > limits::kMaxRanks)
           return fail("'ranks " + text::excerpt(w[1]) + "' is above the limit of " + std::to_string(limits::kMaxRanks) + " ranks");
-        const long long cores = static_cast<long long>(m.machine.nodes()) * checker->cores();
+        const long long cores = checker->total_cores();
         if (*v > cores)
           return fail("'ranks " + text::excerpt(w[1]) + "' but the machine has " + std::to_string(cores) + " cores (one rank a core)");
         ranks = static_cast<int>(*v);

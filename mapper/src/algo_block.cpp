@@ -4,8 +4,7 @@
 namespace rankmap {
 
 Result<MapOutcome> map_block(const MapProblem& p) {
-  std::vector<int> node_of(static_cast<size_t>(p.ranks()));
-  for (int r = 0; r < p.ranks(); ++r) node_of[r] = p.nodes[static_cast<size_t>(r / p.ppn)];
+  const std::vector<int> node_of = detail::fill_in_order(p.allocation.nodes(), p.allocation, p.ranks());
   return MapOutcome{detail::cores_in_rank_order(node_of, p.platform->net().nodes()), {}, {}};
 }
 

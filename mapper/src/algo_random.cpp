@@ -9,9 +9,9 @@ namespace rankmap {
 
 Result<MapOutcome> map_random(const MapProblem& p) {
   std::vector<int> slots;
-  slots.reserve(p.nodes.size() * static_cast<size_t>(p.ppn));
-  for (int a : p.nodes)
-    for (int i = 0; i < p.ppn; ++i) slots.push_back(a);
+  slots.reserve(static_cast<size_t>(p.allocation.total_slots()));
+  for (int a : p.allocation.nodes())
+    for (int i = 0; i < p.allocation.slots(a); ++i) slots.push_back(a);
   std::mt19937_64 rng(p.seed);
   // Fisher-Yates by hand: std::shuffle's draw sequence is library-specific,
   // and the same seed must give the same mapping everywhere.

@@ -152,7 +152,12 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t r = 0; r < part.size(); ++r) c.node_of[r] = group_node[static_cast<size_t>(part[r])];
     cands.push_back(std::move(c));
   };
-  const int k = detail::groups_needed(p.ranks(), p.ppn);
+  // Group starts cut the ranks into groups of `ppn` (the largest node's slots
+  // on a mixed allocation, where the excess is then moved to nodes with room).
+  const std::vector<int>& nodes = p.allocation.nodes();
+  const int ppn = p.allocation.max_slots();
+  const int k = detail::nodes_needed(p.allocation, p.ranks());
+  const Allocation one_group_a_node = Allocation::uniform(p.allocation.network_nodes(), nodes, 1);
   const bool large = p.ranks() > kSearchAllStartsUpTo;
 
   // The references of the guarantee: `paper` and `scotch` exactly as the
@@ -175,29 +180,25 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                           " ranks paper (METIS k-way node groups) is not a candidate");
     } else {
       say("references: METIS node groups (paper) and Scotch (torusXD)");
-      ref_part = detail::partition_groups(*p.graph, k, p.ppn, p.seed);
-      from_groups("paper", ref_part, p.nodes);
+      ref_part = detail::partition_groups(*p.graph, k, ppn, p.seed);
+      from_groups("paper", ref_part, nodes);
     }
-    auto node_of = detail::scotch_map(*p.graph, torus, p.nodes, false, false, p.seed, out.notes);
+    auto node_of = detail::scotch_map(*p.graph, torus, nodes, false, false, p.seed, out.notes);
     if (!node_of) return node_of.error();
-    detail::enforce_node_capacity(*p.graph, torus, p.nodes, p.ppn, *node_of);
+    detail::enforce_node_capacity(*p.graph, torus, p.allocation, *node_of);
     cands.push_back(Candidate{"scotch", std::move(*node_of), {}});
   }
   {
     // The launcher's order is a fine start when the application numbers its
     // ranks along its own grid (rings, row-major 2D stencils).
-    Candidate c{"block", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
-    for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = p.nodes[r / static_cast<size_t>(p.ppn)];
-    cands.push_back(std::move(c));
+    cands.push_back(Candidate{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}});
   }
   if (const Torus* grid = torus.as_torus()) {
     // Block along a walk of the torus in which consecutive nodes are
     // neighbours: block's strength (rank order) without its long jumps at the
     // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
-    const std::vector<int> walk = detail::snake_order(*grid, p.nodes);
-    Candidate c{"snake", std::vector<int>(static_cast<size_t>(p.ranks())), {}};
-    for (size_t r = 0; r < c.node_of.size(); ++r) c.node_of[r] = walk[r / static_cast<size_t>(p.ppn)];
-    cands.push_back(std::move(c));
+    const std::vector<int> walk = detail::snake_order(*grid, nodes);
+    cands.push_back(Candidate{"snake", detail::fill_in_order(walk, p.allocation, p.ranks()), {}});
   }
   say("node groups by heavy-edge matching");
   for (const detail::MatchingTies ties : {detail::MatchingTies::lowest, detail::MatchingTies::highest}) {
@@ -207,18 +208,18 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // of a 3D grid), of which the torus may fit only one.
     const std::string suffix = ties == detail::MatchingTies::lowest ? "" : "-last";
     int groups = 0;
-    const std::vector<int> mpart = detail::matching_groups(g, p.ppn, static_cast<int>(p.nodes.size()), groups, ties);
+    const std::vector<int> mpart = detail::matching_groups(g, ppn, static_cast<int>(nodes.size()), groups, ties);
     if (mpart.empty()) continue;
     // Placing the groups by bisection costs about half a second at 32k
     // ranks and has not won there (the in-order placement below has).
     if (!large) {
       const CommGraph q = detail::contract(g, mpart, groups);
-      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, p.nodes, 1, kSeedFreeSeed));
+      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
     }
     // The same groups in node order, as `paper` places its METIS groups:
     // matched groups are numbered by their lowest rank, so this keeps the
     // application's numbering at node granularity.
-    from_groups("matching-in-order" + suffix, mpart, p.nodes);
+    from_groups("matching-in-order" + suffix, mpart, nodes);
   }
   if (!huge) {
     // Tilings of a row-major process grid (cartesian_starts.cpp): the
@@ -231,24 +232,24 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // the bisection places the best few, folding is tried on all.
     int placed = 0, folded = 0;
     for (const detail::GridGrouping& grouping :
-         detail::cartesian_groupings(g, p.ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
+         detail::cartesian_groupings(g, ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
                                      large ? kCartesianLargeAffinity : 0)) {
-      const int blocks = static_cast<int>(grouping.part.size()) / p.ppn;
-      if (blocks > static_cast<int>(p.nodes.size())) break;
+      const int blocks = static_cast<int>(grouping.part.size()) / ppn;
+      if (blocks > static_cast<int>(nodes.size())) break;
       if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
       const CommGraph q = detail::contract(g, grouping.part, blocks);
       const std::string name = "cartesian[" + grouping.name + "]";
       // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
       // matching groups): above kSearchAllStartsUpTo only the foldings.
       if (placed < kCartesianPlaced && !large) {
-        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, p.nodes, 1, kSeedFreeSeed));
+        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
         ++placed;
       }
       if (folded < kCartesianPlaced && torus.as_torus()) {
         std::vector<int> block_node;
         double block_cost = 0;
         for (const std::vector<int>& grid : grouping.grids) {
-          std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), p.nodes);
+          std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), nodes);
           if (fold.empty()) continue;
           const double cost = detail::weighted_cost(q, torus, fold);
           if (block_node.empty() || cost < block_cost) {
@@ -278,29 +279,33 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // reference run, whose groups the matching and the bisection cover.
     if ((same_graph && i == 0 && !ref_part.empty()) || k <= kMaxKwayGroupsPerSeed) {
       const std::vector<int> part =
-          (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, p.ppn, seed);
-      if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, p.nodes);
+          (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, ppn, seed);
+      if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, nodes);
       const CommGraph q = detail::contract(g, part, k);
-      from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, p.nodes, 1, seed));
+      from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, one_group_a_node, seed));
     }
-    cands.push_back(Candidate{numbered("bisection", i), detail::recursive_bisection_map(g, torus, p.nodes, p.ppn, seed), {}});
+    cands.push_back(Candidate{numbered("bisection", i), detail::recursive_bisection_map(g, torus, p.allocation, seed), {}});
     // Above kSearchAllStartsUpTo ranks Scotch on the bytes graph (~0.7 s at
     // 32k) rarely differs enough from the reference run to pay for itself.
     if ((!same_graph || i > 0) && !large) {
       std::vector<std::string> same_notes;
-      auto node_of = detail::scotch_map(g, torus, p.nodes, false, false, seed, same_notes);
+      auto node_of = detail::scotch_map(g, torus, nodes, false, false, seed, same_notes);
       if (!node_of) return node_of.error();
-      detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
+      detail::enforce_node_capacity(g, torus, p.allocation, *node_of);
       cands.push_back(Candidate{numbered("scotch-bytes", i), std::move(*node_of), {}});
     }
     if (!large) {
       std::vector<std::string> same_notes;
-      auto node_of = detail::scotch_map(g, torus, p.nodes, false, true, seed, same_notes);
+      auto node_of = detail::scotch_map(g, torus, nodes, false, true, seed, same_notes);
       if (!node_of) return node_of.error();
-      detail::enforce_node_capacity(g, torus, p.nodes, p.ppn, *node_of);
+      detail::enforce_node_capacity(g, torus, p.allocation, *node_of);
       cands.push_back(Candidate{numbered("scotch-strict", i), std::move(*node_of), {}});
     }
   }
+  // Groups were cut at the largest node's size: on nodes of different sizes
+  // the excess moves to nodes with room (a no-op on equal nodes).
+  if (!p.allocation.uniform())
+    for (Candidate& c : cands) detail::enforce_node_capacity(g, torus, p.allocation, c.node_of);
   const size_t starts = cands.size();
   // The link relief (docs/mapper.md, step 5): whole node contents between
   // torus neighbours, then single ranks, together spending at most
@@ -310,9 +315,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     Candidate c{from.name + "+links", from.node_of, {}};
     const double budget = std::max(0.0, std::min(kRelieveCostShare * from.score.weighted_cost,
                                                  cost_cap - from.score.weighted_cost));
-    detail::relieve_links(*p.traffic, torus, p.nodes, c.node_of, relieve_swaps, budget);
+    detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
     const double spent = detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
-    detail::relieve_rank_links(*p.traffic, torus, p.nodes, p.ppn, c.node_of, relieve_swaps, std::max(0.0, budget - spent));
+    detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, std::max(0.0, budget - spent));
     c.score = detail::network_score(*p.traffic, torus, c.node_of);
     return c;
   };
@@ -330,7 +335,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   for (size_t i : order) {
     say("local search from " + cands[i].name);
     Candidate c{cands[i].name + "+search", cands[i].node_of, {}};
-    detail::refine(g, torus, p.nodes, p.ppn, c.node_of, large ? 4 : 1);
+    detail::refine(g, torus, p.allocation, c.node_of, large ? 4 : 1);
     c.score = detail::network_score(*p.traffic, torus, c.node_of);
     cands.push_back(std::move(c));
   }
@@ -341,7 +346,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                      [&](size_t a, size_t b) { return cands[a].score.weighted_cost < cands[b].score.weighted_cost; });
     if (quick.size() > static_cast<size_t>(plan.full_search_starts)) quick.resize(static_cast<size_t>(plan.full_search_starts));
     for (size_t i : quick) {
-      detail::refine(g, torus, p.nodes, p.ppn, cands[i].node_of, 4);
+      detail::refine(g, torus, p.allocation, cands[i].node_of, 4);
       cands[i].score = detail::network_score(*p.traffic, torus, cands[i].node_of);
     }
   }
@@ -376,9 +381,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       const Candidate& from = cands[picked[n]];
       say("iterated local search from " + from.name);
       Candidate c{from.name + "+ils", from.node_of, {}};
-      detail::iterated_search(g, torus, p.nodes, p.ppn, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
+      detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
                               seed_for(from.name, 100));
-      detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+      detail::refine(g, torus, p.allocation, c.node_of, 4);
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
     }
@@ -401,9 +406,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       const Candidate from = cands[picked[best_n]];
       for (int n = 0; n < kExtraSearchRuns; ++n) {
         Candidate c{from.name + "+ils#" + std::to_string(n + 2), from.node_of, {}};
-        detail::iterated_search(g, torus, p.nodes, p.ppn, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
+        detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
                                 seed_for(from.name, 300 + n));
-        detail::refine(g, torus, p.nodes, p.ppn, c.node_of, 4);
+        detail::refine(g, torus, p.allocation, c.node_of, 4);
         c.score = detail::network_score(*p.traffic, torus, c.node_of);
         cands.push_back(std::move(c));
       }
@@ -426,7 +431,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         if (parents.size() >= 2) {
           say("recombining the best placements");
           Candidate c{"recombined",
-                      detail::recombine(g, *ring_torus, p.nodes, p.ppn, parents, kRecombineWork * ils_work,
+                      detail::recombine(g, *ring_torus, p.allocation, parents, kRecombineWork * ils_work,
                                         derived_seed(p.seed, 200)),
                       {}};
           c.score = detail::network_score(*p.traffic, torus, c.node_of);
@@ -541,7 +546,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   best = &chosen;
   out.notes.push_back("chose " + describe(*best));
   say("placing ranks on cores (hwloc tree)");
-  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node, torus.nodes());
+  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node_kinds, torus.nodes());
   if (p.alternatives > 0) {
     // For a judge beyond the static model (a trace replay): the choice, the
     // references, the cheapest of each start family, the cheapest others.
@@ -577,7 +582,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       std::vector<Placement> placement =
           (c->name == "block" || c->name == "scotch")
               ? detail::cores_in_rank_order(c->node_of, torus.nodes())
-              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node, torus.nodes());
+              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node_kinds, torus.nodes());
       out.alternatives.push_back(Alternative{c->name, std::move(placement)});
     }
   }

@@ -8,9 +8,9 @@ namespace rankmap {
 
 Result<MapOutcome> map_scotch(const MapProblem& p) {
   MapOutcome out;
-  auto node_of = detail::scotch_map(*p.graph, p.platform->net(), p.nodes, false, false, p.seed, out.notes);
+  auto node_of = detail::scotch_map(*p.graph, p.platform->net(), p.allocation.nodes(), false, false, p.seed, out.notes);
   if (!node_of) return node_of.error();
-  detail::enforce_node_capacity(*p.graph, p.platform->net(), p.nodes, p.ppn, *node_of);
+  detail::enforce_node_capacity(*p.graph, p.platform->net(), p.allocation, *node_of);
   out.placement = detail::cores_in_rank_order(*node_of, p.platform->net().nodes());
   return out;
 }

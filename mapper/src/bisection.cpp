@@ -18,10 +18,17 @@ namespace {
 struct Bisector {
   const CommGraph& g;
   const Network& torus;
-  int cap;
+  const Allocation& allocation;
   std::uint64_t seed;
   std::vector<int>& node_of;
   std::vector<int> local;  // global vertex -> index in the current subgraph, -1 outside
+
+  template <class It>
+  long long slots_of(It begin, It end) const {
+    long long total = 0;
+    for (It i = begin; i != end; ++i) total += allocation.slots(*i);
+    return total;
+  }
 
   // The network's split (Torus: across the widest dimension, between coordinates).
   void split_nodes(std::vector<int>& nodes, size_t& half) const { torus.split(nodes, half); }
@@ -194,8 +201,8 @@ struct Bisector {
         std::vector<int> nodes0(job.nodes.begin(), job.nodes.begin() + static_cast<long>(half));
         std::vector<int> nodes1(job.nodes.begin() + static_cast<long>(half), job.nodes.end());
         const long long n = static_cast<long long>(job.verts.size());
-        const long long slots0 = static_cast<long long>(half) * cap;
-        const long long slots = static_cast<long long>(job.nodes.size()) * cap;
+        const long long slots0 = slots_of(job.nodes.begin(), job.nodes.begin() + static_cast<long>(half));
+        const long long slots = slots0 + slots_of(job.nodes.begin() + static_cast<long>(half), job.nodes.end());
         // Ranks in proportion to slots, within both halves' capacity.
         long long first = (n * slots0 + slots / 2) / slots;
         first = std::max(first, n - (slots - slots0));
@@ -231,10 +238,11 @@ struct Bisector {
 
 }  // namespace
 
-std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes,
-                                         int cap, std::uint64_t seed) {
+std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const Allocation& allocation,
+                                         std::uint64_t seed) {
+  const std::vector<int>& nodes = allocation.nodes();
   std::vector<int> node_of(static_cast<size_t>(graph.vertices), nodes.front());
-  Bisector b{graph, torus, cap, seed, node_of, std::vector<int>(static_cast<size_t>(graph.vertices), -1), {}};
+  Bisector b{graph, torus, allocation, seed, node_of, std::vector<int>(static_cast<size_t>(graph.vertices), -1), {}};
   std::vector<int> verts(static_cast<size_t>(graph.vertices));
   std::iota(verts.begin(), verts.end(), 0);
   b.run(std::move(verts), nodes);

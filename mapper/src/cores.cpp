@@ -14,6 +14,28 @@ std::vector<std::vector<int>> ranks_per_node(const std::vector<int>& node_of, in
 
 }  // namespace
 
+int nodes_needed(const Allocation& allocation, int ranks) {
+  int used = 0;
+  for (long long held = 0; held < ranks && used < allocation.size(); ++used)
+    held += allocation.slots(allocation.nodes()[static_cast<size_t>(used)]);
+  return used;
+}
+
+std::vector<int> fill_in_order(const std::vector<int>& order, const Allocation& allocation, int ranks) {
+  std::vector<int> node_of(static_cast<size_t>(ranks));
+  size_t at = 0;
+  int held = 0;
+  for (int r = 0; r < ranks; ++r) {
+    while (held == allocation.slots(order[at])) {
+      ++at;
+      held = 0;
+    }
+    node_of[static_cast<size_t>(r)] = order[at];
+    ++held;
+  }
+  return node_of;
+}
+
 std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes) {
   std::vector<Placement> out(node_of.size());
   std::vector<int> next(static_cast<size_t>(torus_nodes), 0);
@@ -22,12 +44,15 @@ std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int 
 }
 
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeTopology& node, int torus_nodes) {
+                                         const NodeKinds& kinds, int torus_nodes) {
   std::vector<Placement> out(node_of.size());
-  const int maxd = node.max_core_distance();
-  for (const auto& ranks : ranks_per_node(node_of, torus_nodes)) {
+  const std::vector<std::vector<int>> members = ranks_per_node(node_of, torus_nodes);
+  for (int at = 0; at < torus_nodes; ++at) {
+    const std::vector<int>& ranks = members[static_cast<size_t>(at)];
     const int k = static_cast<int>(ranks.size());
     if (k == 0) continue;
+    const NodeTopology& node = kinds.of(at);
+    const int maxd = node.max_core_distance();
     // Local weight matrix of this node's ranks (k <= cores per node: small).
     std::vector<double> w(static_cast<size_t>(k) * k, 0.0);
     for (int i = 0; i < k; ++i) {

@@ -23,9 +23,10 @@ std::vector<int> partition_groups(const CommGraph& graph, int k, int cap, std::u
 // (or the first group with room). Exact: afterwards every group has <= cap.
 void enforce_group_capacity(const CommGraph& graph, std::vector<int>& part, int k, int cap);
 
-// Per-node variant: excess ranks go to the most attached allocated node with
+// Per-node variant: a node holds at most its slots (none off the
+// allocation); excess ranks go to the most attached allocated node with
 // room, else the nearest one (hops) with room.
-void enforce_node_capacity(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
+void enforce_node_capacity(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                            std::vector<int>& node_of);
 
 // Graph of the groups: vertex g = group g, edge weight = sum of weights between them.
@@ -42,9 +43,10 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Network& torus
 
 // Dual recursive bisection: the allocated nodes are halved across their widest
 // dimension and the vertices split by METIS in proportion to the halves'
-// capacity (cap per node), recursively. Exact: every node gets <= cap.
-std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes,
-                                         int cap, std::uint64_t seed);
+// slots, recursively. Exact: every node gets at most its slots. (To place
+// groups, one per node: Allocation::uniform(nodes, 1).)
+std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const Allocation& allocation,
+                                         std::uint64_t seed);
 
 // Node groups of at most `cap` vertices by repeated heavy-edge matching (index
 // order), leftovers packed first-fit decreasing.
@@ -86,17 +88,18 @@ double weighted_cost(const CommGraph& graph, const Network& torus, const std::ve
 
 // Local search on sum w x weighted_distance: swaps of whole node contents
 // between nodes (or moves onto free allocated nodes), then swaps/moves of
-// single ranks across nodes. Never increases the cost; respects ppn.
-void refine(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
-            std::vector<int>& node_of, int passes);
+// single ranks across nodes. Never increases the cost; respects every
+// node's slots.
+void refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+            int passes);
 
-// Iterated local search on sum w x weighted_distance with at most ppn ranks
-// per allocated node: random kicks (a rank swapped with one of a nearby node,
+// Iterated local search on sum w x weighted_distance with at most its slots
+// on every allocated node: random kicks (a rank swapped with one of a nearby node,
 // or two nearby nodes' contents exchanged) each followed by a rank-level
 // descent from the ranks they touched; a kick is kept when the cost does not
 // rise. `work` bounds the edge visits (deterministic for a seed). node_of
 // becomes the best assignment seen (never worse than the input).
-void iterated_search(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
+void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
 // Recombination of good placements (recombine.cpp): children keep what two
@@ -104,13 +107,13 @@ void iterated_search(const CommGraph& graph, const Network& torus, const std::ve
 // with the first) and re-place the rest, then get an iterated local search;
 // a child better than the pool's worst replaces it. Returns the pool's best
 // (never worse than the best parent). `work` bounds the edge visits.
-std::vector<int> recombine(const CommGraph& graph, const Torus& torus, const std::vector<int>& nodes, int ppn,
+std::vector<int> recombine(const CommGraph& graph, const Torus& torus, const Allocation& allocation,
                            const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed);
 // `b` moved by the torus symmetry (translation, reflection, exchange of equal
 // dimensions; at most 4,096 tried) under which most ranks sit where `a` puts
-// them, among those that map the allocated nodes onto themselves. Adds the
-// work done to `work`.
-std::vector<int> align_by_symmetry(const Torus& torus, const std::vector<int>& nodes, const std::vector<int>& a,
+// them, among those that map every node onto one with as many slots (the
+// allocation onto itself). Adds the work done to `work`.
+std::vector<int> align_by_symmetry(const Torus& torus, const Allocation& allocation, const std::vector<int>& a,
                                    const std::vector<int>& b, std::int64_t& work);
 
 // The cost change of moving v alone from `from` to `to`, its neighbours where node_of puts them.
@@ -126,7 +129,7 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
 // the bandwidth-weighted cost rises by at most `cost_budget` in total;
 // candidates are the ends of the flows crossing the busiest links. At most
 // `max_swaps` swaps; nothing on dense traffic (over 32 node flows per node).
-void relieve_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+void relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
                    int max_swaps, double cost_budget);
 
 // The same aim with single ranks: a rank with a flow across a busiest link
@@ -134,7 +137,7 @@ void relieve_links(const Traffic& traffic, const Network& torus, const std::vect
 // neighbours and its partners' nodes), best lexicographic (max load, links
 // at the max) per step, cost rise within `cost_budget` in total. At most
 // `max_swaps` steps; sees partition changes that whole-node swaps cannot.
-void relieve_rank_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, int ppn,
+void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
                         std::vector<int>& node_of, int max_swaps, double cost_budget);
 
 // The network objective of a node assignment under the real routing.
@@ -152,9 +155,15 @@ std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int 
 // Cores from the hwloc tree: each node's ranks are placed so that heavy pairs
 // share the deepest common level (package, cache) first, then improved by swaps.
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeTopology& node, int torus_nodes);
+                                         const NodeKinds& kinds, int torus_nodes);
 
 // Number of nodes a job of `ranks` needs at `ppn` per node.
 inline int groups_needed(int ranks, int ppn) { return (ranks + ppn - 1) / ppn; }
+// Number of the allocation's first nodes whose slots hold `ranks` (the
+// node groups of the group starts); groups_needed when the slots are equal.
+int nodes_needed(const Allocation& allocation, int ranks);
+// Ranks in order onto the nodes in `order` (allocated nodes), each filled
+// to its slots before the next: `block` along any order of the nodes.
+std::vector<int> fill_in_order(const std::vector<int>& order, const Allocation& allocation, int ranks);
 
 }  // namespace rankmap::detail

@@ -18,7 +18,7 @@ Result<Platform> Platform::from_machine(const Machine& machine) {
   if (!machine.network_word.empty()) {
     auto network = machine.network();
     if (!network) return network.error();
-    auto node = machine.node_topology();
+    auto node = machine.node_kinds();
     if (!node) return node.error();
     // `torus` is then a one-node stand-in that only pre-Network code reads.
     auto stand_in = Torus::create({1}, {false}, {1}, machine.bw);
@@ -27,7 +27,7 @@ Result<Platform> Platform::from_machine(const Machine& machine) {
   }
   auto torus = machine.torus();
   if (!torus) return torus.error();
-  auto node = machine.node_topology();
+  auto node = machine.node_kinds();
   if (!node) return node.error();
   return Platform{std::move(*torus), std::move(*node), machine.latency(), nullptr, machine.intra_node};
 }
@@ -345,7 +345,7 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   std::vector<std::int64_t> socket_first(static_cast<size_t>(torus.nodes()), -1);
   std::int64_t link_slots = torus.link_slots();
   for (int n = 0; n < torus.nodes(); ++n) {
-    const int packages = platform.node_topology(n).packages();
+    const int packages = platform.node(n).packages();
     if (packages < 2) continue;
     socket_first[n] = link_slots;
     link_slots += static_cast<std::int64_t>(packages) * packages;
@@ -354,7 +354,7 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   auto socket_link = [&](const Flow& f) -> std::int64_t {
     const int n = placement[f.src].node;
     if (socket_first[n] < 0) return -1;
-    const NodeTopology& node = platform.node_topology(n);
+    const NodeTopology& node = platform.node(n);
     const int p = node.package_of_core(placement[f.src].core), q = node.package_of_core(placement[f.dst].core);
     return p == q ? -1 : socket_first[n] + static_cast<std::int64_t>(p) * node.packages() + q;
   };
@@ -428,12 +428,11 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options) {
   const Network& torus = platform.net();
-  const NodeTopology& node = platform.node;
   if (static_cast<int>(placement.size()) != traffic.ranks)
     return make_error("the mapping places " + std::to_string(placement.size()) + " ranks but the profile has " +
                       std::to_string(traffic.ranks));
   for (const Placement& p : placement)
-    if (p.node < 0 || p.node >= torus.nodes() || p.core < 0 || p.core >= platform.node_topology(p.node).cores())
+    if (p.node < 0 || p.node >= torus.nodes() || p.core < 0 || p.core >= platform.node(p.node).cores())
       return make_error("the mapping names a node or core outside the machine");
   Metrics m;
   m.ranks = traffic.ranks;
@@ -452,8 +451,8 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
     const Placement& b = placement[f.dst];
     if (a.node == b.node) {
       m.intra_node_bytes += f.bytes;
-      const NodeTopology& node_of_flow = platform.node_topology(a.node);
-      if (node_of_flow.package_of_core(a.core) != node_of_flow.package_of_core(b.core)) m.cross_package_bytes += f.bytes;
+      const NodeTopology& node = platform.node(a.node);
+      if (node.package_of_core(a.core) != node.package_of_core(b.core)) m.cross_package_bytes += f.bytes;
       continue;
     }
     const int h = torus.hops(a.node, b.node);
@@ -482,9 +481,11 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
   if (options.lower_bound) {
     // The bound must hold for this mapping even if it was made elsewhere with
     // more ranks per node or on other nodes than requested: widen to cover it.
+    // On a machine of mixed nodes it takes the largest node's capacity for
+    // every node (still a bound: no node holds more).
     std::vector<int> per_node(static_cast<size_t>(torus.nodes()), 0);
     for (int a : node_of) ++per_node[a];
-    const int ppn = std::max(options.ppn > 0 ? options.ppn : node.cores(),
+    const int ppn = std::max(options.ppn > 0 ? options.ppn : platform.node_kinds.max_cores(),
                              *std::max_element(per_node.begin(), per_node.end()));
     std::vector<int> nodes = options.nodes;
     if (!nodes.empty()) {

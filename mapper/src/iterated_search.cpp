@@ -1,5 +1,5 @@
 // Iterated local search (ILS) on the mapping cost sum w x weighted_distance
-// with a hard capacity of ppn ranks per node: the search that lets the default
+// with a hard capacity per node (its slots): the search that lets the default
 // spend its time budget. A descent alone (refine.cpp) stops in the first local
 // minimum of its starting point; ILS, the standard metaheuristic for the
 // quadratic assignment problem that mapping is, kicks the assignment out of
@@ -28,10 +28,9 @@ constexpr int kMaxResplitRanks = 8;  // 256 divisions of two nodes of 4
 
 class RankSearch {
  public:
-  RankSearch(const CommGraph& g, const Network& t, const std::vector<int>& nodes, int ppn, std::vector<int>& node_of)
-      : g_(g), t_(t), ppn_(ppn), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
-        allocated_(static_cast<size_t>(t.nodes()), 0), queued_(static_cast<size_t>(g.vertices), 0) {
-    for (int a : nodes) allocated_[a] = 1;
+  RankSearch(const CommGraph& g, const Network& t, const Allocation& allocation, std::vector<int>& node_of)
+      : g_(g), t_(t), slots_(allocation.slots_by_node()), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
+        queued_(static_cast<size_t>(g.vertices), 0) {
     for (int v = 0; v < g.vertices; ++v) members_[node_of[v]].push_back(v);
     tol_ = 1e-9 * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
   }
@@ -39,7 +38,8 @@ class RankSearch {
   std::int64_t work() const { return work_; }
   void charge(std::int64_t visits) { work_ += visits; }
   const std::vector<int>& members(int a) const { return members_[a]; }
-  bool allocated(int a) const { return allocated_[a] != 0; }
+  bool allocated(int a) const { return slots_[a] > 0; }
+  int slots(int a) const { return slots_[a]; }
 
   // Moves v to `to` and returns the cost change (exact: computed on the
   // current state before the move). Logged for undo.
@@ -67,9 +67,9 @@ class RankSearch {
     double best = -tol_;
     int best_b = -1, best_s = -1;
     for (auto [w, b] : att_) {
-      if (!allocated_[b]) continue;
+      if (!slots_[b]) continue;
       const double dr = delta(r, a, b);
-      if (static_cast<int>(members_[b].size()) < ppn_ && dr < best) {
+      if (static_cast<int>(members_[b].size()) < slots_[b] && dr < best) {
         best = dr;
         best_b = b;
         best_s = -1;
@@ -135,7 +135,7 @@ class RankSearch {
     const double now = cost_of(current);
     double best = now - tol_;
     unsigned best_mask = current;
-    const int min_b = std::max(0, m - ppn_), max_b = std::min(ppn_, m);
+    const int min_b = std::max(0, m - slots_[a]), max_b = std::min(slots_[b], m);
     for (unsigned mask = 0; mask < (1u << m); ++mask) {
       const int at_b = __builtin_popcount(mask);
       if (at_b < min_b || at_b > max_b || mask == current) continue;
@@ -166,7 +166,7 @@ class RankSearch {
       double sweep_gain = 0;
       for (int a : nodes)
         for (int b : t_.neighbors(a)) {
-          if (b <= a || !allocated_[b] || (members_[a].empty() && members_[b].empty()) || work_ >= work_limit)
+          if (b <= a || !slots_[b] || (members_[a].empty() && members_[b].empty()) || work_ >= work_limit)
             continue;
           sweep_gain += resplit(a, b);
           sweep_gain += descend();
@@ -214,10 +214,9 @@ class RankSearch {
 
   const CommGraph& g_;
   const Network& t_;
-  int ppn_;
+  const std::vector<int>& slots_;  // per node, 0 off the allocation
   std::vector<int>& node_of_;
   std::vector<std::vector<int>> members_;
-  std::vector<char> allocated_;
   std::vector<char> queued_;
   std::vector<int> queue_;
   std::vector<std::pair<int, int>> log_;  // (rank, node it came from)
@@ -231,11 +230,12 @@ class RankSearch {
 
 }  // namespace
 
-void iterated_search(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
+void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed) {
+  const std::vector<int>& nodes = allocation.nodes();
   if (graph.vertices < 2 || graph.edges() == 0 || nodes.size() < 2) return;
   std::vector<int> current = node_of;
-  RankSearch s(graph, torus, nodes, ppn, current);
+  RankSearch s(graph, torus, allocation, current);
   std::mt19937_64 rng(seed);
   auto uniform = [&](size_t n) { return static_cast<size_t>(rng() % n); };
   // Ranks without partners never matter; kicks pick among the others.
@@ -270,7 +270,9 @@ void iterated_search(const CommGraph& graph, const Network& torus, const std::ve
     if (near.empty()) continue;
     const int b = near[uniform(near.size())];
     double delta = 0;
-    if (rng() % 2 == 0) {
+    // Whole contents are exchanged only where each fits the other's slots.
+    if (rng() % 2 == 0 && static_cast<int>(s.members(a).size()) <= s.slots(b) &&
+        static_cast<int>(s.members(b).size()) <= s.slots(a)) {
       // Exchange the whole contents of a and b (a group-level kick).
       const std::vector<int> from_a = s.members(a), from_b = s.members(b);
       for (int v : from_a) delta += s.move(v, b);
@@ -279,7 +281,7 @@ void iterated_search(const CommGraph& graph, const Network& torus, const std::ve
       for (int v : from_b) s.enqueue_partners(v);
     } else {
       const std::vector<int>& mb = s.members(b);
-      if (static_cast<int>(mb.size()) < ppn && rng() % 2 == 0) {
+      if (static_cast<int>(mb.size()) < s.slots(b) && rng() % 2 == 0) {
         delta += s.move(r, b);
       } else if (!mb.empty()) {
         const int q = mb[uniform(mb.size())];

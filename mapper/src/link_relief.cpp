@@ -180,7 +180,7 @@ class TrialLoads {
 
 }  // namespace
 
-void relieve_rank_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, int ppn,
+void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
                         std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
@@ -196,8 +196,6 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const std:
     incident[f.dst].push_back(static_cast<int>(i));
   }
   for (int r = 0; r < n; ++r) members[node_of[r]].push_back(r);
-  std::vector<char> allocated(static_cast<size_t>(nn), 0);
-  for (int a : nodes) allocated[a] = 1;
   std::vector<double> loads = torus.link_loads(node_flows(traffic, node_of));
   LoadState state = load_state(torus, loads);
   double cost = 0;
@@ -264,8 +262,8 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const std:
       std::sort(cand.begin(), cand.end());
       cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
       for (int b : cand) {
-        if (b < 0 || b == a || !allocated[b]) continue;
-        const bool room = static_cast<int>(members[b].size()) < ppn;
+        if (b < 0 || b == a || !allocation.contains(b)) continue;
+        const bool room = static_cast<int>(members[b].size()) < allocation.slots(b);
         const size_t options = members[b].size() + (room ? 1 : 0);
         for (size_t k = 0; k < options; ++k) {
           const int s = k < members[b].size() ? members[b][k] : -1;
@@ -313,8 +311,9 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const std:
   }
 }
 
-void relieve_links(const Traffic& traffic, const Network& torus, const std::vector<int>& nodes, std::vector<int>& node_of,
+void relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
                    int max_swaps, double cost_budget) {
+  const std::vector<int>& nodes = allocation.nodes();
   const int nn = torus.nodes();
   std::vector<NodeFlow> flows = node_flows(traffic, node_of);
   // Every swap reroutes all flows to find those on the busiest links: on
@@ -327,8 +326,6 @@ void relieve_links(const Traffic& traffic, const Network& torus, const std::vect
     touching[flows[i].dst].push_back(static_cast<int>(i));
   }
   for (size_t r = 0; r < node_of.size(); ++r) members[node_of[r]].push_back(static_cast<int>(r));
-  std::vector<char> allocated(static_cast<size_t>(nn), 0);
-  for (int a : nodes) allocated[a] = 1;
   std::vector<double> loads = torus.link_loads(flows);
   LoadState state = load_state(torus, loads);
   double cost = 0;
@@ -364,7 +361,10 @@ void relieve_links(const Traffic& traffic, const Network& torus, const std::vect
     double best_delta = 0;
     for (int x : ends)
       for (int y : torus.neighbors(x)) {
-        if (y == x || !allocated[y]) continue;
+        // Contents are swapped whole: each must fit the other node's slots.
+        if (y == x || !allocation.contains(y) || static_cast<int>(members[x].size()) > allocation.slots(y) ||
+            static_cast<int>(members[y].size()) > allocation.slots(x))
+          continue;
         // Swap the contents of x and y on the scratch loads: the flows
         // touching either change ends, the others keep their routes.
         auto moved = [&](int a) { return a == x ? y : (a == y ? x : a); };

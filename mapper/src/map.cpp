@@ -83,32 +83,51 @@ Result<std::vector<int>> parse_node_list(const std::string& list, const Machine&
 Status MapProblem::check() const {
   if (!graph || !traffic || !platform) return make_error("internal: incomplete map problem");
   if (graph->vertices != traffic->ranks) return make_error("internal: graph and traffic disagree on ranks");
-  if (ppn < 1) return make_error("ranks per node must be at least 1");
-  if (ppn > platform->node.cores())
-    return make_error("--ppn " + std::to_string(ppn) + " exceeds the " + std::to_string(platform->node.cores()) +
-                      " cores of a node");
-  if (nodes.empty()) return make_error("no nodes allocated");
-  const long long slots = static_cast<long long>(nodes.size()) * ppn;
-  if (ranks() > slots)
-    return make_error(std::to_string(ranks()) + " ranks do not fit on " + std::to_string(nodes.size()) + " nodes x " +
-                      std::to_string(ppn) + " ranks per node (" + std::to_string(slots) + " slots)");
+  if (allocation.size() == 0) return make_error("no nodes allocated");
+  if (allocation.network_nodes() != platform->net().nodes()) return make_error("internal: allocation of another network");
+  if (ranks() > allocation.total_slots()) {
+    const std::string per_node = allocation.uniform() ? " x " + std::to_string(allocation.max_slots()) + " ranks per node" : "";
+    return make_error(std::to_string(ranks()) + " ranks do not fit on " + std::to_string(allocation.size()) + " nodes" +
+                      per_node + " (" + std::to_string(allocation.total_slots()) + " slots)");
+  }
   return Ok{};
 }
 
+Result<Allocation> make_allocation(const Platform& platform, const std::vector<int>& nodes_in, int ppn) {
+  const int max_cores = platform.node_kinds.max_cores();
+  if (ppn < 0) return make_error("ranks per node must be at least 1");
+  if (ppn > max_cores)
+    return make_error("--ppn " + std::to_string(ppn) + " exceeds the " + std::to_string(max_cores) + " cores of " +
+                      (platform.node_kinds.uniform() ? "a node" : "the largest node"));
+  std::vector<int> nodes = nodes_in;
+  if (nodes.empty()) {
+    nodes.resize(static_cast<size_t>(platform.net().nodes()));
+    std::iota(nodes.begin(), nodes.end(), 0);
+  }
+  std::vector<int> slots(nodes.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i] < 0 || nodes[i] >= platform.net().nodes()) return make_error("node " + std::to_string(nodes[i]) + " is not a node of the machine");
+    const int cores = platform.node(nodes[i]).cores();
+    slots[i] = ppn > 0 ? std::min(ppn, cores) : cores;
+  }
+  return Allocation(platform.net().nodes(), std::move(nodes), slots);
+}
+
 Status check_placement(const std::vector<Placement>& placement, int ranks, const Platform& platform,
-                       const std::vector<int>& nodes, int ppn) {
+                       const Allocation& allocation) {
   if (static_cast<int>(placement.size()) != ranks) return make_error("placement has the wrong number of ranks");
-  std::vector<char> allocated(static_cast<size_t>(platform.net().nodes()), 0);
-  for (int a : nodes) allocated[a] = 1;
-  std::vector<int> load(static_cast<size_t>(platform.net().nodes()), 0);
-  std::vector<char> core_used(static_cast<size_t>(platform.net().nodes()) * platform.node.cores(), 0);
+  const int nn = platform.net().nodes();
+  std::vector<int> load(static_cast<size_t>(nn), 0);
+  const int stride = platform.node_kinds.max_cores();
+  std::vector<char> core_used(static_cast<size_t>(nn) * stride, 0);
   for (int r = 0; r < ranks; ++r) {
     const Placement& p = placement[r];
-    if (p.node < 0 || p.node >= platform.net().nodes() || !allocated[p.node])
+    if (p.node < 0 || p.node >= nn || !allocation.contains(p.node))
       return make_error("rank " + std::to_string(r) + " placed on a node outside the allocation");
-    if (p.core < 0 || p.core >= platform.node.cores()) return make_error("rank " + std::to_string(r) + " on a missing core");
-    if (++load[p.node] > ppn) return make_error("node " + std::to_string(p.node) + " holds more than " + std::to_string(ppn) + " ranks");
-    char& c = core_used[static_cast<size_t>(p.node) * platform.node.cores() + p.core];
+    if (p.core < 0 || p.core >= platform.node(p.node).cores()) return make_error("rank " + std::to_string(r) + " on a missing core");
+    if (++load[p.node] > allocation.slots(p.node))
+      return make_error("node " + std::to_string(p.node) + " holds more than " + std::to_string(allocation.slots(p.node)) + " ranks");
+    char& c = core_used[static_cast<size_t>(p.node) * stride + p.core];
     if (c) return make_error("two ranks share core " + std::to_string(p.core) + " of node " + std::to_string(p.node));
     c = 1;
   }
@@ -129,12 +148,9 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   problem.bytes_graph = &bytes_graph;
   problem.traffic = &traffic;
   problem.platform = &platform;
-  problem.nodes = options.nodes;
-  if (problem.nodes.empty()) {
-    problem.nodes.resize(static_cast<size_t>(platform.net().nodes()));
-    std::iota(problem.nodes.begin(), problem.nodes.end(), 0);
-  }
-  problem.ppn = options.ppn > 0 ? options.ppn : platform.node.cores();
+  auto allocation = make_allocation(platform, options.nodes, options.ppn);
+  if (!allocation) return allocation.error();
+  problem.allocation = std::move(*allocation);
   problem.seed = options.seed;
   problem.preset = options.preset;
   problem.progress = options.progress;
@@ -142,10 +158,10 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   if (auto st = problem.check(); !st) return st.error();
   auto outcome = algo->run(problem);
   if (!outcome) return outcome.error();
-  if (auto st = check_placement(outcome->placement, problem.ranks(), platform, problem.nodes, problem.ppn); !st)
+  if (auto st = check_placement(outcome->placement, problem.ranks(), platform, problem.allocation); !st)
     return make_error("internal: algorithm '" + algo->name + "' broke an invariant: " + st.error().message);
   for (const Alternative& a : outcome->alternatives)
-    if (auto st = check_placement(a.placement, problem.ranks(), platform, problem.nodes, problem.ppn); !st)
+    if (auto st = check_placement(a.placement, problem.ranks(), platform, problem.allocation); !st)
       return make_error("internal: alternative '" + a.name + "' broke an invariant: " + st.error().message);
   return outcome;
 }

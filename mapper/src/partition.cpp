@@ -24,18 +24,19 @@ std::vector<std::int32_t> integer_weights(const std::vector<double>& weight, dou
 
 namespace {
 
-// Shared by the group and node variants: `fallback(bin)` names a bin with room
-// when the vertex has no attached bin with room.
+// Shared by the group and node variants: bin b holds at most cap[b] vertices
+// (0: not usable); `fallback(bin)` names a bin with room when the vertex has
+// no attached bin with room.
 template <class Fallback>
 void enforce_capacity(const CommGraph& g, std::vector<int>& bin_of, std::vector<int>& load,
-                      const std::vector<char>& usable, int cap, Fallback fallback) {
+                      const std::vector<int>& cap, Fallback fallback) {
   const int n = g.vertices;
   std::vector<std::vector<int>> members(load.size());
   for (int v = 0; v < n; ++v) members[bin_of[v]].push_back(v);
   std::vector<double> attach;  // scratch, by bin
   attach.assign(load.size(), 0.0);
   for (size_t b = 0; b < load.size(); ++b) {
-    while (load[b] > cap) {
+    while (load[b] > cap[b]) {
       int best_v = -1, best_to = -1;
       double best_gain = -1e300;
       for (int v : members[b]) {
@@ -46,7 +47,7 @@ void enforce_capacity(const CommGraph& g, std::vector<int>& bin_of, std::vector<
         for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
           const int q = bin_of[g.adjncy[e]];
           if (q == static_cast<int>(b)) inside = attach[q];
-          else if (usable[q] && load[q] < cap && (attach[q] > to_w || (attach[q] == to_w && q < to))) {
+          else if (load[q] < cap[q] && (attach[q] > to_w || (attach[q] == to_w && q < to))) {
             to = q;
             to_w = attach[q];
           }
@@ -75,23 +76,20 @@ void enforce_capacity(const CommGraph& g, std::vector<int>& bin_of, std::vector<
 void enforce_group_capacity(const CommGraph& graph, std::vector<int>& part, int k, int cap) {
   std::vector<int> load(static_cast<size_t>(k), 0);
   for (int p : part) ++load[p];
-  std::vector<char> usable(static_cast<size_t>(k), 1);
-  enforce_capacity(graph, part, load, usable, cap, [&](int) {
+  enforce_capacity(graph, part, load, std::vector<int>(static_cast<size_t>(k), cap), [&](int) {
     // Least loaded group: keeps the fallback from piling onto one group.
     return static_cast<int>(std::min_element(load.begin(), load.end()) - load.begin());
   });
 }
 
-void enforce_node_capacity(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
+void enforce_node_capacity(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                            std::vector<int>& node_of) {
   std::vector<int> load(static_cast<size_t>(torus.nodes()), 0);
   for (int a : node_of) ++load[a];
-  std::vector<char> usable(static_cast<size_t>(torus.nodes()), 0);
-  for (int a : nodes) usable[a] = 1;
-  enforce_capacity(graph, node_of, load, usable, ppn, [&](int from) {
+  enforce_capacity(graph, node_of, load, allocation.slots_by_node(), [&](int from) {
     int best = -1, best_h = 1 << 30;
-    for (int a : nodes)
-      if (load[a] < ppn && torus.hops(from, a) < best_h) {
+    for (int a : allocation.nodes())
+      if (load[a] < allocation.slots(a) && torus.hops(from, a) < best_h) {
         best = a;
         best_h = torus.hops(from, a);
       }

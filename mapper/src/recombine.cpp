@@ -102,12 +102,11 @@ class Symmetries {
 // that costs least towards its placed partners (the parents' nodes and the
 // partners' nodes and their torus neighbours are the candidates, else the
 // first node with room).
-std::vector<int> cross(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn,
-                       const std::vector<int>& a, const std::vector<int>& b, std::int64_t& work) {
+std::vector<int> cross(const CommGraph& g, const Torus& t, const Allocation& allocation, const std::vector<int>& a,
+                       const std::vector<int>& b, std::int64_t& work) {
   const int n = g.vertices;
   std::vector<int> child(static_cast<size_t>(n), -1);
-  std::vector<int> room(static_cast<size_t>(t.nodes()), 0);
-  for (int x : nodes) room[static_cast<size_t>(x)] = ppn;
+  std::vector<int> room = allocation.slots_by_node();
   std::vector<int> open;
   for (int r = 0; r < n; ++r)
     if (a[static_cast<size_t>(r)] == b[static_cast<size_t>(r)]) {
@@ -160,7 +159,7 @@ std::vector<int> cross(const CommGraph& g, const Torus& t, const std::vector<int
       }
     }
     if (best_node < 0)
-      for (int x : nodes)
+      for (int x : allocation.nodes())
         if (room[static_cast<size_t>(x)] > 0) {
           best_node = x;
           break;
@@ -174,11 +173,9 @@ std::vector<int> cross(const CommGraph& g, const Torus& t, const std::vector<int
 
 }  // namespace
 
-std::vector<int> align_by_symmetry(const Torus& t, const std::vector<int>& nodes, const std::vector<int>& a,
+std::vector<int> align_by_symmetry(const Torus& t, const Allocation& allocation, const std::vector<int>& a,
                                    const std::vector<int>& b, std::int64_t& work) {
   const Symmetries sym(t);
-  std::vector<char> allocated(static_cast<size_t>(t.nodes()), 0);
-  for (int x : nodes) allocated[static_cast<size_t>(x)] = 1;
   // Ranks per (node in a, node in b) pair: agreement is a sum over pairs.
   std::vector<std::pair<int, int>> pairs;
   pairs.reserve(a.size());
@@ -196,7 +193,7 @@ std::vector<int> align_by_symmetry(const Torus& t, const std::vector<int>& nodes
   sym.for_each([&](const std::vector<int>& map) {
     work += static_cast<std::int64_t>(map.size() + counted.size());
     for (size_t x = 0; x < map.size(); ++x)
-      if (allocated[x] && !allocated[static_cast<size_t>(map[x])]) return;
+      if (allocation.slots(static_cast<int>(x)) != allocation.slots(map[x])) return;
     int agree = 0;
     for (const auto& [pr, k] : counted)
       if (map[static_cast<size_t>(pr.second)] == pr.first) agree += k;
@@ -211,7 +208,7 @@ std::vector<int> align_by_symmetry(const Torus& t, const std::vector<int>& nodes
   return out;
 }
 
-std::vector<int> recombine(const CommGraph& g, const Torus& t, const std::vector<int>& nodes, int ppn,
+std::vector<int> recombine(const CommGraph& g, const Torus& t, const Allocation& allocation,
                            const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed) {
   struct Member {
     std::vector<int> node_of;
@@ -233,9 +230,9 @@ std::vector<int> recombine(const CommGraph& g, const Torus& t, const std::vector
     // The best parent with a random other one: the pool's best keeps
     // improving while the others supply the variation.
     const size_t i = 0, j = 1 + static_cast<size_t>(rng() % (pool.size() - 1));
-    const std::vector<int> b = align_by_symmetry(t, nodes, pool[i].node_of, pool[j].node_of, spent);
-    std::vector<int> child = cross(g, t, nodes, ppn, pool[i].node_of, b, spent);
-    iterated_search(g, t, nodes, ppn, child, child_work, rng());
+    const std::vector<int> b = align_by_symmetry(t, allocation, pool[i].node_of, pool[j].node_of, spent);
+    std::vector<int> child = cross(g, t, allocation, pool[i].node_of, b, spent);
+    iterated_search(g, t, allocation, child, child_work, rng());
     spent += child_work;
     const double cost = weighted_cost(g, t, child);
     spent += static_cast<std::int64_t>(g.adjncy.size());

@@ -97,11 +97,12 @@ constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both 
 
 // Swaps of whole node contents (groups), on the contracted graph. Candidate
 // places for group g: the nodes of its heaviest partners and their torus
-// neighbours; a place may be free (allocated but empty).
+// neighbours; a place may be free (allocated but empty). A swap must fit
+// both nodes' slots (nodes of a mixed machine hold different numbers).
 // Returns the total cost reduction. A pass that gains less than `min_pass_gain`
 // ends the search: the last passes of a local search cost as much as the
 // first and buy almost nothing.
-double refine_groups(const CommGraph& graph, const Network& torus, const std::vector<char>& allocated,
+double refine_groups(const CommGraph& graph, const Network& torus, const std::vector<int>& slots,
                      std::vector<int>& node_of, int passes, double min_pass_gain) {
   // Groups = current node contents; group id = node index (dense enough, and
   // free nodes are simply groups without vertices).
@@ -111,7 +112,11 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
   std::iota(pos.begin(), pos.end(), 0);
   std::iota(occ.begin(), occ.end(), 0);  // occ[node] = group there
   std::vector<char> empty(static_cast<size_t>(nn), 1);
-  for (int a : node_of) empty[a] = 0;
+  std::vector<int> group_size(static_cast<size_t>(nn), 0);
+  for (int a : node_of) {
+    empty[a] = 0;
+    ++group_size[a];
+  }
   std::vector<std::pair<double, int>> att;
   std::vector<int> cand, near;
   double total_gain = 0;
@@ -133,8 +138,9 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
       double best = -tol;
       int best_b = -1;
       for (int b : cand) {
-        if (b == a || !allocated[b]) continue;
+        if (b == a || !slots[b]) continue;
         const int h = occ[b];
+        if (group_size[g] > slots[b] || group_size[h] > slots[a]) continue;
         double delta = move_delta(q, torus, pos, g, a, b);
         if (!empty[h]) {
           delta += move_delta(q, torus, pos, h, b, a);
@@ -162,7 +168,7 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
   return total_gain;
 }
 
-double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<char>& allocated, int ppn,
+double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<int>& slots,
                     std::vector<int>& node_of, int passes, double min_pass_gain) {
   const int nn = torus.nodes();
   std::vector<std::vector<int>> members(static_cast<size_t>(nn));
@@ -178,9 +184,9 @@ double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<
       double best = -tol;
       int best_b = -1, best_s = -1;
       for (auto [w, b] : att) {
-        if (!allocated[b]) continue;
+        if (!slots[b]) continue;
         const double dr = move_delta(g, torus, node_of, r, a, b);
-        if (static_cast<int>(members[b].size()) < ppn && dr < best) {
+        if (static_cast<int>(members[b].size()) < slots[b] && dr < best) {
           best = dr;
           best_b = b;
           best_s = -1;
@@ -216,16 +222,15 @@ double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<
 
 }  // namespace
 
-void refine(const CommGraph& graph, const Network& torus, const std::vector<int>& nodes, int ppn,
-            std::vector<int>& node_of, int passes) {
-  std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
-  for (int a : nodes) allocated[a] = 1;
+void refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+            int passes) {
+  const std::vector<int>& slots = allocation.slots_by_node();
   // Alternate the two levels: group swaps open room for rank swaps and back.
   double cost = weighted_cost(graph, torus, node_of);
   const double min_pass_gain = kMinPassGain * cost;
   for (int round = 0; round < 3; ++round) {
-    const double g = refine_groups(graph, torus, allocated, node_of, passes, min_pass_gain);
-    const double r = refine_ranks(graph, torus, allocated, ppn, node_of, passes, min_pass_gain);
+    const double g = refine_groups(graph, torus, slots, node_of, passes, min_pass_gain);
+    const double r = refine_ranks(graph, torus, slots, node_of, passes, min_pass_gain);
     // Another round only when this one still moved the cost by a percent.
     if (g + r <= kMinRoundGain * cost) break;
     cost -= g + r;

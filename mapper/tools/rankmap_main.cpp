@@ -197,19 +197,28 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
 // Checked here, before the mapper, so that the message can say what to write
 // on the command line: these are errors of --machine and --ppn, not of the
 // profile.
-void check_capacity(const Common& o, const Machine& machine, const Platform& platform, int ranks, size_t nodes) {
+void check_capacity(const Common& o, const Machine& machine, const Platform& platform, int ranks,
+                    const std::vector<int>& node_list) {
   const std::string name = "machine '" + text::excerpt(o.machine) + "'";
-  const int cores = platform.node.cores();
-  const bool default_node = machine.node_xml.empty() && machine.node == Machine{}.node;
-  auto per_node = [](long long n) { return std::to_string(n) + (n == 1 ? " core per node" : " cores per node"); };
-  const std::string node_word = default_node ? " (no node=)" : machine.node_xml.empty() ? " (node=" + text::excerpt(machine.node) + ")" : "";
+  const NodeKinds& kinds = platform.node_kinds;
+  const int cores = kinds.max_cores();
+  const bool default_node = machine.node_xml.empty() && machine.node == Machine{}.node && kinds.uniform();
+  auto per_node = [&](long long n) {
+    return (kinds.uniform() ? "" : "at most ") + std::to_string(n) + (n == 1 ? " core per node" : " cores per node");
+  };
+  const std::string node_word = default_node ? " (no node=)" : machine.node_xml.empty() && kinds.uniform() ? " (node=" + text::excerpt(machine.node) + ")" : "";
   if (o.ppn > cores)
     fail("--machine/--ppn: " + name + " has " + per_node(cores) + node_word + ", fewer than --ppn " + std::to_string(o.ppn) +
          "; add node=core:" + std::to_string(o.ppn) + " or node-xml=FILE" + (default_node ? "" : ", or lower --ppn"));
-  const long long slots = static_cast<long long>(nodes) * (o.ppn > 0 ? o.ppn : cores);
-  if (nodes == 0 || ranks <= slots) return;
-  const long long need = (ranks + static_cast<long long>(nodes) - 1) / static_cast<long long>(nodes);
+  const Allocation allocation = take(make_allocation(platform, node_list, o.ppn));
+  const long long nodes = allocation.size();
+  if (ranks <= allocation.total_slots()) return;
+  const long long need = (ranks + nodes - 1) / nodes;
   const std::string what = std::to_string(ranks) + " ranks do not fit on " + std::to_string(nodes) + " nodes";
+  if (!kinds.uniform())
+    fail("--machine/--ppn: " + what + " (" + std::to_string(allocation.total_slots()) + " slots) of " + name +
+         ", whose nodes have " + std::to_string(kinds.min_cores()) + " to " + std::to_string(cores) + " cores" +
+         (o.ppn > 0 ? "; raise --ppn or use more nodes" : "; use more nodes"));
   if (need <= cores)
     fail("--machine/--ppn: " + what + " x --ppn " + std::to_string(o.ppn) + "; raise --ppn to " + std::to_string(need) + " (" +
          name + " has " + per_node(cores) + ")");
@@ -245,7 +254,7 @@ int run_map(const Common& o) {
     for (const auto& a : algorithms()) names += (names.empty() ? "" : ", ") + a.name;
     fail("unknown algorithm '" + text::excerpt(o.algorithm) + "' (known: " + names + ")");
   }
-  check_capacity(o, machine, platform, traffic.ranks, opt.nodes.empty() ? static_cast<size_t>(platform.net().nodes()) : opt.nodes.size());
+  check_capacity(o, machine, platform, traffic.ranks, opt.nodes);
   std::optional<simulation::Trace> trace;
   if (!o.trace.empty()) {
     // Read and checked before mapping: a bad trace fails before any work.
@@ -271,10 +280,7 @@ int run_map(const Common& o) {
     if (m.ranks() != traffic.ranks)
       fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the profile " + o.profile + " has " +
            std::to_string(traffic.ranks));
-    std::vector<int> nodes = opt.nodes;
-    if (nodes.empty())
-      for (int n = 0; n < platform.net().nodes(); ++n) nodes.push_back(n);
-    take(check_placement(m.placement, traffic.ranks, platform, nodes, opt.ppn > 0 ? opt.ppn : platform.node.cores()), path);
+    take(check_placement(m.placement, traffic.ranks, platform, take(make_allocation(platform, opt.nodes, opt.ppn))), path);
     extra.push_back({path.substr(path.find_last_of('/') + 1), m.placement});
   }
   // After every input was checked: bad input gives one line on stderr.
@@ -342,9 +348,10 @@ int run_evaluate(const Common& o) {
                            std::to_string(traffic.ranks));
     Platform platform = take(Platform::from_machine(mapping.machine), path);
     // --ppn only shapes the lower bound here; above the cores it means nothing.
-    if (o.ppn > platform.node.cores())
-      fail("--ppn " + std::to_string(o.ppn) + ": the machine of " + path + " has " + std::to_string(platform.node.cores()) +
-           " cores per node; use --ppn " + std::to_string(platform.node.cores()) + " or less");
+    if (o.ppn > platform.node_kinds.max_cores())
+      fail("--ppn " + std::to_string(o.ppn) + ": the machine of " + path + " has " +
+           std::to_string(platform.node_kinds.max_cores()) + " cores per node; use --ppn " +
+           std::to_string(platform.node_kinds.max_cores()) + " or less");
     EvaluateOptions eo;
     eo.ppn = o.ppn;
     eo.lower_bound = !o.no_bound;

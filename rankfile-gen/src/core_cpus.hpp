@@ -17,7 +17,21 @@ struct CoreCpus {
   std::vector<int> pu_os_index;  // OS indices of the core's PUs, ascending
 };
 
-// Indexed by the core's hwloc logical index, as in the mapping.
-Result<std::vector<CoreCpus>> load_core_cpus(const Machine& machine);
+// The cores of every node of a machine, whose nodes may be of several kinds
+// (machine.hpp, nodes=).
+class MachineCores {
+ public:
+  MachineCores(NodeKinds kinds);
+  // Core `core` (hwloc logical index, as in the mapping) of node `node`.
+  const CoreCpus& at(int node, int core) const {
+    return by_kind_[static_cast<size_t>(kinds_.kind_of(node))][static_cast<size_t>(core)];
+  }
+
+ private:
+  NodeKinds kinds_;
+  std::vector<std::vector<CoreCpus>> by_kind_;
+};
+
+Result<MachineCores> load_core_cpus(const Machine& machine);
 
 }  // namespace rankmap::detail

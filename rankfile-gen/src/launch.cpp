@@ -12,6 +12,7 @@ namespace rankmap {
 namespace {
 
 using detail::CoreCpus;
+using detail::MachineCores;
 
 // Quotes a word for a POSIX shell only when it needs it, so that the usual
 // command lines stay readable and odd paths still paste correctly.
@@ -41,13 +42,16 @@ std::vector<std::vector<int>> ranks_by_node(const Mapping& m) {
 
 // A launcher that takes one binding list for all nodes (Hydra's -bind-to
 // user:, Slurm's map_cpu/mask_cpu) and indexes it by the local position
-// obeys the mapping only if every group's core sequence is a prefix of one
-// common list. Returns that list, or an empty vector if there is none.
-std::vector<int> common_core_list(const std::vector<std::vector<int>>& core_sequences) {
-  std::vector<int> longest;
-  for (const auto& seq : core_sequences)
+// obeys the mapping only if every group's sequence of PU sets is a prefix of
+// one common list (compared as PUs, not core indices: on a mixed machine the
+// same core index is other PUs on another kind of node). Returns that list,
+// or an empty vector if there is none.
+using PuSet = std::vector<int>;
+std::vector<PuSet> common_binding_list(const std::vector<std::vector<PuSet>>& sequences) {
+  std::vector<PuSet> longest;
+  for (const auto& seq : sequences)
     if (seq.size() > longest.size()) longest = seq;
-  for (const auto& seq : core_sequences)
+  for (const auto& seq : sequences)
     if (!std::equal(seq.begin(), seq.end(), longest.begin())) return {};
   return longest;
 }
@@ -68,12 +72,12 @@ std::string bind_helper_words(const LaunchOptions& o) {
 // Logical rankfile (the default, rmaps_rank_file_physical=0): "slot=S:C" is
 // logical package S and the C-th core inside it, resolved by Open MPI with
 // the hwloc topology of the node the rank lands on, so it needs no OS numbers.
-LaunchPlan openmpi_plan(const Mapping& m, const std::vector<CoreCpus>& cores, const LaunchOptions& o) {
+LaunchPlan openmpi_plan(const Mapping& m, const MachineCores& cores, const LaunchOptions& o) {
   LaunchPlan plan{LaunchFormat::openmpi, {}, {}, {}};
   std::string rankfile;
   for (int r = 0; r < m.ranks(); ++r) {
     const Placement& p = m.placement[r];
-    const CoreCpus& c = cores[static_cast<size_t>(p.core)];
+    const CoreCpus& c = cores.at(p.node, p.core);
     rankfile += "rank " + std::to_string(r) + "=" + m.machine.host_name(p.node) + " slot=" + std::to_string(c.package) +
                 ":" + std::to_string(c.core_in_package) + "\n";
   }
@@ -101,25 +105,25 @@ LaunchPlan openmpi_plan(const Mapping& m, const std::vector<CoreCpus>& cores, co
 // and -bind-to user:A,B,... is one global list that each proxy indexes by the
 // process's position inside that proxy. Entries are OS PU numbers ('+' joins
 // the PUs of one entry).
-LaunchPlan mpich_plan(const Mapping& m, const std::vector<CoreCpus>& cores, const LaunchOptions& o) {
+LaunchPlan mpich_plan(const Mapping& m, const MachineCores& cores, const LaunchOptions& o) {
   LaunchPlan plan{LaunchFormat::mpich, {}, {}, {}};
   std::string machinefile;
-  std::vector<std::vector<int>> proxy_cores;
+  std::vector<std::vector<PuSet>> proxy_cores;
   for (int r = 0; r < m.ranks(); ++r) {
     const Placement& p = m.placement[r];
     machinefile += m.machine.host_name(p.node) + ":1\n";
     if (r == 0 || m.placement[r - 1].node != p.node) proxy_cores.emplace_back();
-    proxy_cores.back().push_back(p.core);
+    proxy_cores.back().push_back(cores.at(p.node, p.core).pu_os_index);
   }
   const std::string mf = o.prefix + ".machinefile";
   plan.files = {{mf, machinefile}};
   const std::string head = "mpiexec -f " + shell_word(mf) + " -n " + std::to_string(m.ranks()) + " ";
-  const std::vector<int> common = common_core_list(proxy_cores);
+  const std::vector<PuSet> common = common_binding_list(proxy_cores);
   if (!common.empty()) {
     std::vector<std::string> entries;
-    for (int core : common) {
+    for (const PuSet& core : common) {
       std::vector<std::string> pus;
-      for (int pu : cores[static_cast<size_t>(core)].pu_os_index) pus.push_back(std::to_string(pu));
+      for (int pu : core) pus.push_back(std::to_string(pu));
       entries.push_back(join(pus, "+"));
     }
     plan.commands.push_back(head + "-bind-to user:" + join(entries, ",") + " " + o.app);
@@ -177,19 +181,19 @@ std::string slurm_batch_script(const Mapping& m, const std::string& hostfile, co
   return script;
 }
 
-LaunchPlan slurm_plan(const Mapping& m, const std::vector<CoreCpus>& cores, const LaunchOptions& o) {
+LaunchPlan slurm_plan(const Mapping& m, const MachineCores& cores, const LaunchOptions& o) {
   LaunchPlan plan{LaunchFormat::slurm, {}, {}, {}};
   std::string hostfile;
   for (int r = 0; r < m.ranks(); ++r) hostfile += m.machine.host_name(m.placement[r].node) + "\n";
   const std::string hf = o.prefix + ".slurm-hosts", batch = o.prefix + ".sbatch";
 
-  std::vector<std::vector<int>> node_cores;
+  std::vector<std::vector<PuSet>> node_cores;
   for (const auto& ranks : ranks_by_node(m)) {
     if (ranks.empty()) continue;
     node_cores.emplace_back();
-    for (int r : ranks) node_cores.back().push_back(m.placement[r].core);
+    for (int r : ranks) node_cores.back().push_back(cores.at(m.placement[r].node, m.placement[r].core).pu_os_index);
   }
-  const std::vector<int> common = common_core_list(node_cores);
+  const std::vector<PuSet> common = common_binding_list(node_cores);
   const std::string srun = "srun --distribution=arbitrary --ntasks=" + std::to_string(m.ranks()) + " ";
   std::string binding;
   if (common.empty()) {
@@ -197,10 +201,9 @@ LaunchPlan slurm_plan(const Mapping& m, const std::vector<CoreCpus>& cores, cons
     plan.notes.push_back("--cpu-bind=map_cpu/mask_cpu apply one list on every node; the nodes of this mapping need "
                          "different lists, so the bind helper binds");
   } else {
-    const bool one_pu_per_core = std::all_of(common.begin(), common.end(), [&](int c) { return cores[static_cast<size_t>(c)].pu_os_index.size() == 1; });
+    const bool one_pu_per_core = std::all_of(common.begin(), common.end(), [](const PuSet& pus) { return pus.size() == 1; });
     std::vector<std::string> entries;
-    for (int core : common) {
-      const auto& pus = cores[static_cast<size_t>(core)].pu_os_index;
+    for (const PuSet& pus : common) {
       if (one_pu_per_core) {
         entries.push_back(std::to_string(pus.front()));
       } else {

@@ -15,15 +15,16 @@
 
 namespace rankmap::report {
 
-Result<std::string> node_svg(const Machine& machine, const std::string& lstopo) {
+Result<std::string> node_svg(const Machine& machine, int kind, const std::string& lstopo) {
   std::vector<std::string> args{lstopo, "-i"};
-  if (!machine.node_xml.empty()) {
+  if (kind == 0 && !machine.node_xml.empty()) {
     args.push_back(machine.node_xml);
   } else {
     // hwloc's own export of the node as rankmap loaded it (PUs added).
-    auto node = machine.node_topology();
-    if (!node) return node.error();
-    args.push_back(node->synthetic());
+    auto kinds = machine.node_kinds();
+    if (!kinds) return kinds.error();
+    if (kind < 0 || kind >= kinds->count()) return make_error("no node kind " + std::to_string(kind));
+    args.push_back(kinds->kind(kind).synthetic());
   }
   for (const char* a : {"--of", "svg", "--no-legend", "-"}) args.emplace_back(a);  // no legend: it holds the date
   std::vector<char*> argv;

@@ -122,10 +122,10 @@ int report_main(int argc, char** argv) {
 
   auto platform = Platform::from_machine(mappings.front().machine);
   if (!platform) fail(platform.error().message);
-  if (ppn > platform->node.cores())  // as in rankmap evaluate
-    fail("--ppn " + std::to_string(ppn) + ": the machine of " + mapping_paths.front() + " has " +
-         std::to_string(platform->node.cores()) + " cores per node; use --ppn " + std::to_string(platform->node.cores()) +
-         " or less");
+  const int cores = platform->node_kinds.max_cores();
+  if (ppn > cores)  // as in rankmap evaluate
+    fail("--ppn " + std::to_string(ppn) + ": the machine of " + mapping_paths.front() + " has " + std::to_string(cores) +
+         " cores per node; use --ppn " + std::to_string(cores) + " or less");
   EvaluateOptions options;
   options.ppn = ppn;
   options.lower_bound = !no_bound;
@@ -292,9 +292,23 @@ int report_main(int argc, char** argv) {
                        report::link_load_histogram_svg(platform->net(), loads, names, "link loads")});
   }
 
-  if (node_picture)
-    figures.push_back({"One node of the machine as hwloc sees it (lstopo): the packages and cores ranks are placed on.",
-                       cli::take(report::node_svg(mappings.front().machine))});
+  if (node_picture) {
+    const NodeKinds& kinds = platform->node_kinds;
+    if (kinds.uniform()) {
+      figures.push_back({"One node of the machine as hwloc sees it (lstopo): the packages and cores ranks are placed on.",
+                         cli::take(report::node_svg(mappings.front().machine))});
+    } else {
+      // A mixed machine: one picture per kind of node, saying how many.
+      std::vector<int> count(static_cast<size_t>(kinds.count()), 0);
+      for (int n = 0; n < platform->net().nodes(); ++n) ++count[static_cast<size_t>(kinds.kind_of(n))];
+      for (int k = 0; k < kinds.count(); ++k)
+        if (count[static_cast<size_t>(k)] > 0)
+          figures.push_back({"A node of kind " + std::to_string(k + 1) + " of " + std::to_string(kinds.count()) + " (" +
+                                 std::to_string(count[static_cast<size_t>(k)]) + " nodes, " +
+                                 std::to_string(kinds.kind(k).cores()) + " cores) as hwloc sees it (lstopo).",
+                             cli::take(report::node_svg(mappings.front().machine, k))});
+    }
+  }
 
   report::Page page;
   page.title = title;

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
 #include <set>
 #include <tuple>
 
@@ -103,14 +102,15 @@ std::vector<LinkUse> platform_route(const Network& network, int a, int b) {
 namespace {
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options);
 
-// Per node, the core count of each of its packages (Machine::node_topology(n)).
+// Per node, the core count of each of its packages (nodes may differ: nodes=).
 Result<std::vector<std::vector<int>>> package_cores(const Machine& machine, int nodes) {
+  auto kinds = machine.node_kinds();
+  if (!kinds) return kinds.error();
   std::vector<std::vector<int>> cores(static_cast<size_t>(nodes));
   for (int n = 0; n < nodes; ++n) {
-    auto node = machine.node_topology(n);
-    if (!node) return node.error();
-    cores[n].assign(static_cast<size_t>(node->packages()), 0);
-    for (int c = 0; c < node->cores(); ++c) ++cores[n][node->package_of_core(c)];
+    const NodeTopology& node = kinds->of(n);
+    cores[n].assign(static_cast<size_t>(node.packages()), 0);
+    for (int c = 0; c < node.cores(); ++c) ++cores[n][node.package_of_core(c)];
   }
   return cores;
 }
@@ -291,16 +291,11 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
 }  // namespace
 
 Result<std::string> hostfile(const Mapping& mapping) {
-  std::map<int, NodeTopology> topologies;  // of the nodes seen so far
+  auto kinds = mapping.machine.node_kinds();
+  if (!kinds) return kinds.error();
   std::string out;
   for (const Placement& p : mapping.placement) {
-    auto known = topologies.find(p.node);
-    if (known == topologies.end()) {
-      auto node = mapping.machine.node_topology(p.node);
-      if (!node) return node.error();
-      known = topologies.emplace(p.node, std::move(*node)).first;
-    }
-    const NodeTopology& node = known->second;
+    const NodeTopology& node = kinds->of(p.node);
     if (p.core < 0 || p.core >= node.cores())
       return make_error("hostfile: core " + std::to_string(p.core) + " is not on node " + std::to_string(p.node));
     out += package_host_id(mapping.machine, p.node, node.package_of_core(p.core), node.packages());

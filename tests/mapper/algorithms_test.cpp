@@ -80,7 +80,7 @@ TEST_CASE("algorithms: capacities always respected, every algorithm, random inpu
           if (ranks > 24 * ppn) continue;
           INFO(a.name << " ranks " << ranks << " ppn " << ppn << " seed " << seed);
           const auto pl = run(t, pf, a.name, ppn, {}, seed);
-          CHECK(check_placement(pl, ranks, pf, all_nodes(24), ppn).ok());
+          CHECK(check_placement(pl, ranks, pf, Allocation::uniform(pf.net().nodes(), all_nodes(24), ppn)).ok());
         }
     }
   }
@@ -93,7 +93,7 @@ TEST_CASE("algorithms: a node subset from the allocation is honoured") {
   for (const auto& a : algorithms()) {
     INFO(a.name);
     const auto pl = run(t, pf, a.name, 4, nodes);
-    CHECK(check_placement(pl, 24, pf, nodes, 4).ok());
+    CHECK(check_placement(pl, 24, pf, Allocation::uniform(pf.net().nodes(), nodes, 4)).ok());
   }
 }
 
@@ -119,7 +119,7 @@ TEST_CASE("algorithms: one group, one rank per group, fewer ranks than slots") {
   }
   // ppn 1: nparts == vertices.
   const Traffic ring = synth_traffic("ring", 16);
-  for (const char* a : {"paper", "rankmap", "scotch"}) CHECK(check_placement(run(ring, pf, a, 1), 16, pf, all_nodes(16), 1).ok());
+  for (const char* a : {"paper", "rankmap", "scotch"}) CHECK(check_placement(run(ring, pf, a, 1), 16, pf, Allocation::uniform(pf.net().nodes(), all_nodes(16), 1)).ok());
 }
 
 TEST_CASE("algorithms: refuses more ranks than slots and ppn above the cores") {
@@ -291,7 +291,7 @@ TEST_CASE("algorithms: presets by name, and every preset keeps the capacity and 
     auto b = map_ranks(t, pf, o);
     REQUIRE(a.ok());
     REQUIRE(b.ok());
-    CHECK(check_placement(a->placement, 96, pf, all_nodes(32), 3).ok());
+    CHECK(check_placement(a->placement, 96, pf, Allocation::uniform(pf.net().nodes(), all_nodes(32), 3)).ok());
     CHECK(a->placement == b->placement);
   }
 }
@@ -349,4 +349,71 @@ TEST_CASE("algorithms: the default returns its shortlist when asked, the choice 
   o.alternatives = 5;
   o.algorithm = "scotch";
   CHECK(map_ranks(t, pf, o)->alternatives.empty());
+}
+
+TEST_CASE("algorithms: mixed nodes, each node holds at most its own slots") {
+  // Two kinds: nodes 0-1 with 4 cores (two packages), nodes 2-3 with 2.
+  const Platform pf = platform_of("torus=4 node=package:2,core:2 nodes=2-3:core:2");
+  auto all = make_allocation(pf, {}, 0);
+  REQUIRE(all.ok());
+  CHECK(all->total_slots() == 12);
+  CHECK(all->slots(0) == 4);
+  CHECK(all->slots(3) == 2);
+  CHECK_FALSE(all->uniform());
+  auto capped = make_allocation(pf, {3, 0}, 3);
+  REQUIRE(capped.ok());
+  CHECK(capped->nodes() == std::vector<int>{3, 0});
+  CHECK(capped->slots(0) == 3);
+  CHECK(capped->slots(3) == 2);
+  CHECK(capped->slots(1) == 0);
+  CHECK(capped->total_slots() == 5);
+
+  // block fills each node to its own slots, round-robin skips full nodes.
+  const Traffic ring = synth_traffic("ring", 11);
+  CHECK(run(ring, pf, "block") == std::vector<Placement>{{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 1}, {1, 2}, {1, 3},
+                                                         {2, 0}, {2, 1}, {3, 0}});
+  CHECK(run(ring, pf, "round-robin") == std::vector<Placement>{{0, 0}, {1, 0}, {2, 0}, {3, 0}, {0, 1}, {1, 1}, {2, 1},
+                                                               {3, 1}, {0, 2}, {1, 2}, {0, 3}});
+  CHECK(run(synth_traffic("ring", 10), pf, "block", 3) ==
+        std::vector<Placement>{{0, 0}, {0, 1}, {0, 2}, {1, 0}, {1, 1}, {1, 2}, {2, 0}, {2, 1}, {3, 0}, {3, 1}});
+
+  // Every algorithm, jobs that fill the machine's slots and jobs that do not.
+  for (int ranks : {7, 10, 12})
+    for (const auto& a : algorithms())
+      for (int ppn : {0, 3}) {
+        if (ppn == 3 && ranks > 10) continue;
+        INFO(a.name << " ranks " << ranks << " ppn " << ppn);
+        const Traffic t = synth_traffic("random", ranks, 2);
+        const auto pl = run(t, pf, a.name, ppn);
+        auto allocation = make_allocation(pf, {}, ppn);
+        REQUIRE(allocation.ok());
+        CHECK(check_placement(pl, ranks, pf, *allocation).ok());
+      }
+
+  // More ranks than the slots of the mixed nodes.
+  MapOptions o;
+  auto r = map_ranks(synth_traffic("ring", 13), pf, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "13 ranks do not fit on 4 nodes (12 slots)");
+  o.ppn = 5;
+  r = map_ranks(synth_traffic("ring", 4), pf, o);
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message == "--ppn 5 exceeds the 4 cores of the largest node");
+}
+
+TEST_CASE("algorithms: angara-k1, every algorithm within each node's cores") {
+  // 36 nodes: 24 of two 6-core packages, 12 of one 8-core package (384 cores).
+  const Platform pf = platform_of("angara-k1");
+  const Traffic t = synth_traffic("stencil3d", 384, 1, {8, 8, 6});
+  for (const auto& a : algorithms()) {
+    INFO(a.name);
+    const auto pl = run(t, pf, a.name);
+    auto allocation = make_allocation(pf, {}, 0);
+    REQUIRE(allocation.ok());
+    CHECK(check_placement(pl, 384, pf, *allocation).ok());
+  }
+  const Metrics block = metrics(t, pf, run(t, pf, "block"), 0);
+  const Metrics best = metrics(t, pf, run(t, pf, "rankmap"), 0);
+  CHECK(best.hop_bytes <= block.hop_bytes);
+  CHECK(best.lower_bound_hop_bytes <= best.hop_bytes);
 }

@@ -57,6 +57,11 @@ std::vector<int> iota_nodes(int n) {
   return v;
 }
 
+// `ppn` slots on every listed node of the network.
+Allocation uniform(const Network& network, std::vector<int> nodes, int ppn) {
+  return Allocation::uniform(network.nodes(), std::move(nodes), ppn);
+}
+
 }  // namespace
 
 TEST_CASE("internals: METIS groups never exceed the capacity, edge cases by hand") {
@@ -82,12 +87,12 @@ TEST_CASE("internals: the bisection fills nodes exactly, on full and partial all
   for (int n : {1, 7, 48, 96}) {
     const CommGraph g = n < 8 ? synth_graph("ring", n, 0, 1) : random_graph(n, 3, 3);
     REQUIRE(g.vertices == n);
-    const auto node_of = detail::recursive_bisection_map(g, pf.torus, iota_nodes(24), 4, 1);
+    const auto node_of = detail::recursive_bisection_map(g, pf.torus, uniform(pf.torus, iota_nodes(24), 4), 1);
     CHECK(max_load(node_of, 24) <= 4);
   }
   const CommGraph g = random_graph(30, 4, 2);
   const std::vector<int> nodes = {23, 5, 9, 0, 17, 12, 3, 8};
-  const auto node_of = detail::recursive_bisection_map(g, pf.torus, nodes, 4, 1);
+  const auto node_of = detail::recursive_bisection_map(g, pf.torus, uniform(pf.torus, nodes, 4), 1);
   CHECK(max_load(node_of, 24) <= 4);
   for (int a : node_of) CHECK(std::find(nodes.begin(), nodes.end(), a) != nodes.end());
 }
@@ -101,7 +106,7 @@ TEST_CASE("internals: Scotch on tori its torusXD cannot describe falls back to a
   REQUIRE(node_of.ok());
   REQUIRE(notes.size() == 1);
   CHECK_THAT(notes[0], Catch::Contains("at most 5 dimensions"));
-  detail::enforce_node_capacity(g, pf.torus, iota_nodes(96), 2, *node_of);
+  detail::enforce_node_capacity(g, pf.torus, uniform(pf.torus, iota_nodes(96), 2), *node_of);
   CHECK(max_load(*node_of, 96) <= 2);
   // Mixed wrap (a ring and a chain) also goes through the graph target.
   const Platform mixed = platform_of("torus=4x3 wrap=1x0 node=core:2");
@@ -118,7 +123,7 @@ TEST_CASE("internals: the local search never raises the cost and keeps capacitie
   for (int r = 0; r < 60; ++r) node_of[r] = (r * 7) % 16;  // <= 4 per node
   REQUIRE(max_load(node_of, 16) <= 4);
   const double before = detail::weighted_cost(g, pf.torus, node_of);
-  detail::refine(g, pf.torus, iota_nodes(16), 4, node_of, 4);
+  detail::refine(g, pf.torus, uniform(pf.torus, iota_nodes(16), 4), node_of, 4);
   const double after = detail::weighted_cost(g, pf.torus, node_of);
   CHECK(after <= before);
   CHECK(after < before);  // a scrambled start always leaves something to gain
@@ -183,7 +188,7 @@ TEST_CASE("internals: link relief lowers the max link load within its cost budge
   for (double share : {0.0, 0.05}) {
     INFO("budget share " << share);
     std::vector<int> node_of = start;
-    detail::relieve_links(*t, pf.torus, iota_nodes(16), node_of, 64, share * before.weighted_cost);
+    detail::relieve_links(*t, pf.torus, uniform(pf.torus, iota_nodes(16), 4), node_of, 64, share * before.weighted_cost);
     const detail::NetworkScore after = detail::network_score(*t, pf.torus, node_of);
     CHECK(after.weighted_cost <= before.weighted_cost * (1 + share) * (1 + 1e-9));
     CHECK(after.max_link_relative <= before.max_link_relative * (1 + 1e-9));
@@ -227,16 +232,16 @@ TEST_CASE("internals: the iterated local search never loses, keeps the capacity,
     REQUIRE(max_load(start, 16) <= 4);
     const double before = detail::weighted_cost(g, torus, start);
     auto a = start, b = start;
-    detail::iterated_search(g, torus, nodes, 4, a, 200'000, seed);
-    detail::iterated_search(g, torus, nodes, 4, b, 200'000, seed);
+    detail::iterated_search(g, torus, uniform(torus, nodes, 4), a, 200'000, seed);
+    detail::iterated_search(g, torus, uniform(torus, nodes, 4), b, 200'000, seed);
     CHECK(a == b);
     CHECK(max_load(a, 16) <= 4);
     CHECK(detail::weighted_cost(g, torus, a) <= before);
     // More budget never ends worse than the descent alone.
     auto descent = start;
-    detail::refine(g, torus, nodes, 4, descent, 4);
+    detail::refine(g, torus, uniform(torus, nodes, 4), descent, 4);
     auto longer = start;
-    detail::iterated_search(g, torus, nodes, 4, longer, 2'000'000, seed);
+    detail::iterated_search(g, torus, uniform(torus, nodes, 4), longer, 2'000'000, seed);
     CHECK(detail::weighted_cost(g, torus, longer) <= detail::weighted_cost(g, torus, descent) * (1 + 1e-12));
   }
 }
@@ -251,8 +256,8 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
   std::vector<int> start(64);
   for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;  // a fixed scramble
   auto descent = start, kicked = start;
-  detail::refine(g, pf.torus, iota_nodes(64), 1, descent, 4);
-  detail::iterated_search(g, pf.torus, iota_nodes(64), 1, kicked, 20'000'000, 1);
+  detail::refine(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), descent, 4);
+  detail::iterated_search(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), kicked, 20'000'000, 1);
   const double optimum = 2.0 * static_cast<double>(g.edges());
   CHECK(detail::weighted_cost(g, pf.torus, kicked) >= optimum);
   CHECK(detail::weighted_cost(g, pf.torus, kicked) < detail::weighted_cost(g, pf.torus, descent));
@@ -268,7 +273,7 @@ TEST_CASE("internals: the iterated local search ends when no rank can be kicked 
   t.flows = flows;
   const CommGraph g = build_comm_graph(t, 0);
   std::vector<int> node_of = {0, 0, 4, 4};
-  detail::iterated_search(g, pf.torus, {0, 4}, 2, node_of, 10'000, 1);
+  detail::iterated_search(g, pf.torus, uniform(pf.torus, {0, 4}, 2), node_of, 10'000, 1);
   CHECK(node_of == std::vector<int>{0, 0, 4, 4});
 }
 
@@ -376,7 +381,7 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
   for (int r = 0; r < 20; ++r) b[r] = image(a[r]);
   REQUIRE(b != a);
   std::int64_t work = 0;
-  CHECK(detail::align_by_symmetry(t, iota_nodes(20), a, b, work) == a);
+  CHECK(detail::align_by_symmetry(t, uniform(t, iota_nodes(20), 1), a, b, work) == a);
   // On 4x4 the exchange of the two dimensions is a symmetry too.
   const Platform sq = platform_of("torus=4x4 node=core:1");
   std::vector<int> c(16), d(16);
@@ -384,7 +389,7 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
     c[r] = (r * 5 + 1) % 16;
     d[r] = sq.torus.node_at({sq.torus.coord(c[r], 1), sq.torus.coord(c[r], 0)});
   }
-  CHECK(detail::align_by_symmetry(sq.torus, iota_nodes(16), c, d, work) == c);
+  CHECK(detail::align_by_symmetry(sq.torus, uniform(sq.torus, iota_nodes(16), 1), c, d, work) == c);
   CHECK(work > 0);
   // Allocated nodes 0-9 (the first two rows of 5x4): a shift along y would
   // leave them, so the best allowed symmetry maps the rows onto themselves.
@@ -394,14 +399,14 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
     e[r] = r;
     f[r] = t.node_at({(t.coord(r, 0) + 1) % 5, 1 - t.coord(r, 1)});  // shift x, swap the two rows
   }
-  const std::vector<int> back = detail::align_by_symmetry(t, rows, e, f, work);
+  const std::vector<int> back = detail::align_by_symmetry(t, uniform(t, rows, 1), e, f, work);
   CHECK(back == e);
   // A 3x2 mesh (no wrap-around): reflections only, the size-2 one included.
   const Platform mesh = platform_of("torus=3x2 wrap=0x0 node=core:1");
   const std::vector<int> g = {0, 1, 2, 3, 4, 5};
   std::vector<int> h(6);
   for (int r = 0; r < 6; ++r) h[r] = mesh.torus.node_at({2 - mesh.torus.coord(r, 0), 1 - mesh.torus.coord(r, 1)});
-  CHECK(detail::align_by_symmetry(mesh.torus, iota_nodes(6), g, h, work) == g);
+  CHECK(detail::align_by_symmetry(mesh.torus, uniform(mesh.torus, iota_nodes(6), 1), g, h, work) == g);
 }
 
 TEST_CASE("internals: recombination never loses to its best parent, keeps capacities, is deterministic") {
@@ -416,13 +421,13 @@ TEST_CASE("internals: recombination never loses to its best parent, keeps capaci
       const int mult[] = {7, 11, 13};  // coprime to 15: every node gets 4 ranks
       for (int r = 0; r < 60; ++r) p[r] = (r * mult[k] + k) % 15;
       REQUIRE(max_load(p, 16) <= 4);
-      detail::iterated_search(g, torus, nodes, 4, p, 100'000, seed + 10 * static_cast<std::uint64_t>(k));
+      detail::iterated_search(g, torus, uniform(torus, nodes, 4), p, 100'000, seed + 10 * static_cast<std::uint64_t>(k));
       parents.push_back(p);
     }
     double best_parent = detail::weighted_cost(g, torus, parents[0]);
     for (const auto& p : parents) best_parent = std::min(best_parent, detail::weighted_cost(g, torus, p));
-    const auto a = detail::recombine(g, torus, nodes, 4, parents, 1'000'000, seed);
-    const auto b = detail::recombine(g, torus, nodes, 4, parents, 1'000'000, seed);
+    const auto a = detail::recombine(g, torus, uniform(torus, nodes, 4), parents, 1'000'000, seed);
+    const auto b = detail::recombine(g, torus, uniform(torus, nodes, 4), parents, 1'000'000, seed);
     CHECK(a == b);
     CHECK(max_load(a, 16) <= 4);
     CHECK(detail::weighted_cost(g, torus, a) <= best_parent);
@@ -440,11 +445,11 @@ TEST_CASE("internals: recombining searches of a scrambled stencil gets closer to
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     std::vector<int> start(64);
     for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;
-    detail::iterated_search(g, pf.torus, iota_nodes(64), 1, start, 2'000'000, seed);
+    detail::iterated_search(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), start, 2'000'000, seed);
     best_parent = std::min(best_parent, detail::weighted_cost(g, pf.torus, start));
     parents.push_back(start);
   }
-  const auto child = detail::recombine(g, pf.torus, iota_nodes(64), 1, parents, 2'000'000, 1);
+  const auto child = detail::recombine(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), parents, 2'000'000, 1);
   const double optimum = 2.0 * static_cast<double>(g.edges());
   INFO("best parent " << best_parent << ", recombined " << detail::weighted_cost(g, pf.torus, child));
   CHECK(detail::weighted_cost(g, pf.torus, child) >= optimum);

@@ -40,6 +40,14 @@ Mapping smt() { return make_mapping("torus=2 node=package:2,core:2,pu:2", {{1, 2
 // The same cores, one run per node: Hydra's list names both PUs of each core.
 Mapping smt_runs() { return make_mapping("torus=2 node=package:2,core:2,pu:2", {{1, 2}, {1, 3}, {0, 2}, {0, 3}}); }
 
+// Mixed node kinds (nodes=): node 0 has two packages of two single-PU cores,
+// node 1 one package of two 2-way SMT cores. Cores 0 and 1 are PUs 0 and 1
+// on node 0 but PUs 0,1 and 2,3 on node 1: the same core indices need other
+// binding lists.
+Mapping mixed() {
+  return make_mapping("torus=2 node=package:2,core:2 nodes=1:package:1,core:2,pu:2", {{0, 0}, {0, 2}, {1, 0}, {1, 1}});
+}
+
 // The whole plan as one text: every file with its path, then notes and
 // commands, so one golden file shows everything the user gets.
 std::string render(const LaunchPlan& plan) {
@@ -78,6 +86,7 @@ void check_golden(const Mapping& m, LaunchFormat format, const std::string& gold
 TEST_CASE("launch: Open MPI rankfile names host and logical socket:core per rank") {
   check_golden(interleaved(), LaunchFormat::openmpi, "interleaved.openmpi.golden");
   check_golden(smt(), LaunchFormat::openmpi, "smt.openmpi.golden");
+  check_golden(mixed(), LaunchFormat::openmpi, "mixed.openmpi.golden");
 }
 
 TEST_CASE("launch: Hydra binds by itself only when one user: list fits every proxy") {
@@ -85,12 +94,14 @@ TEST_CASE("launch: Hydra binds by itself only when one user: list fits every pro
   check_golden(interleaved(), LaunchFormat::mpich, "interleaved.mpich.golden");
   check_golden(smt(), LaunchFormat::mpich, "smt.mpich.golden");
   check_golden(smt_runs(), LaunchFormat::mpich, "smt_runs.mpich.golden");
+  check_golden(mixed(), LaunchFormat::mpich, "mixed.mpich.golden");
 }
 
 TEST_CASE("launch: Slurm hostfile in rank order, map_cpu/mask_cpu only when every node needs the same list") {
   check_golden(runs(), LaunchFormat::slurm, "runs.slurm.golden");
   check_golden(interleaved(), LaunchFormat::slurm, "interleaved.slurm.golden");
   check_golden(smt(), LaunchFormat::slurm, "smt.slurm.golden");
+  check_golden(mixed(), LaunchFormat::slurm, "mixed.slurm.golden");
 }
 
 TEST_CASE("launch: placeholder host names are warned about, real ones are not") {
@@ -120,8 +131,9 @@ TEST_CASE("launch: the permutation really is the block launch order") {
   CHECK(line == "rankmap-perm 1");
   std::getline(in, line);
   CHECK(line == "ranks 8");
-  auto cores = m.machine.node_topology();
-  REQUIRE(cores.ok());
+  auto kinds = m.machine.node_kinds();
+  REQUIRE(kinds.ok());
+  const NodeTopology* cores = &kinds->kind(0);
   std::vector<int> seen(8, 0);
   int new_rank = 0, old_rank = 0, expected_new = 0;
   while (in >> new_rank >> old_rank) {

@@ -104,6 +104,12 @@ mapping_file runs "0 2 node2 1" "1 2 node2 0" "2 0 node0 1" "3 0 node0 0" \
 # One rank on core 1 of three of the nodes: fewer ranks than CPUs, so the
 # binding needs whole nodes (map_cpu:1 names a CPU no task asked for).
 mapping_file sparse "0 3 node3 1" "1 0 node0 1" "2 2 node2 1"
+# Mixed nodes (nodes=): node2 and node3 described with one core. Each host's
+# ranks take its cores in order, so one list (0,1) fits every host.
+uniform_machine=$machine
+machine="$uniform_machine nodes=2-3:core:1"
+mapping_file mixed "0 0 node0 0" "1 0 node0 1" "2 2 node2 0" "3 1 node1 0" "4 1 node1 1" "5 3 node3 0"
+machine=$uniform_machine
 # And the whole pipeline: a profile mapped by rankmap onto the same machine.
 "$rankmap" synth -q --pattern stencil2d --ranks 8 -o s.prof
 "$rankmap" map -q -p s.prof -m "$machine" --ppn 2 -o mapped.map > /dev/null
@@ -147,6 +153,7 @@ launch() {
 
 launch "$work/interleaved.map" "--cpu-bind=none rankmap-bind " "$probe"
 launch "$work/runs.map" "--cpu-bind=map_cpu:1,0 " "$probe"
+launch "$work/mixed.map" "--cpu-bind=map_cpu:0,1 " "$probe"
 launch "$work/sparse.map" "salloc --nodes=3 --nodelist=node0,node2,node3 --exclusive srun --distribution=arbitrary --ntasks=3 --cpu-bind=map_cpu:1 " "$probe"
 # Why salloc: a bare `srun --exclusive` with the same binding is refused,
 # because its step holds only the CPUs its tasks asked for (Slurm 22.05).

@@ -182,3 +182,71 @@ TEST_CASE("hosts files name the nodes by coordinates") {
   CHECK_THAT(short_file.error().message, Catch::Contains("every torus node needs a line"));
   std::remove(path.c_str());
 }
+
+TEST_CASE("mixed nodes: nodes= gives node kinds per node index, printed canonically") {
+  auto k1 = parse_machine("angara-k1");
+  REQUIRE(k1.ok());
+  CHECK(k1->sizes == std::vector<int>{3, 3, 4});
+  CHECK(to_string(*k1) ==
+        "torus=3x3x4 wrap=1x1x1 links=1x1x1 node=package:2,core:6 nodes=24-35:package:1,core:8 bw=75Gbit/s t_inj=850ns t_hop=129ns");
+  auto kinds = k1->node_kinds();
+  REQUIRE(kinds.ok());
+  CHECK(kinds->count() == 2);
+  CHECK_FALSE(kinds->uniform());
+  CHECK(kinds->cores(0) == 12);
+  CHECK(kinds->of(23).packages() == 2);
+  CHECK(kinds->cores(24) == 8);
+  CHECK(kinds->of(35).packages() == 1);
+  CHECK(kinds->max_cores() == 12);
+  CHECK(kinds->min_cores() == 8);
+
+  // Later words win per node; kinds equal to node= are dropped; members
+  // print as ranges, kinds in order of their first node.
+  auto m = parse_machine("torus=8 node=core:2 nodes=5-7:core:4;0,2:core:4 nodes=6:core:2;1:package:2,core:2");
+  REQUIRE(m.ok());
+  CHECK(to_string(*m) == "torus=8 wrap=1 links=1 node=core:2 nodes=0,2,5,7:core:4;1:package:2,core:2 bw=75Gbit/s t_inj=850ns t_hop=129ns");
+  REQUIRE(m->node_groups.size() == 2);
+  CHECK(m->node_groups[0].members == std::vector<int>{0, 2, 5, 7});
+  auto again = parse_machine(to_string(*m));
+  REQUIRE(again.ok());
+  CHECK(*again == *m);
+  CHECK(*again != *parse_machine("torus=8 node=core:2 nodes=0,2,5:core:4;1:package:2,core:2"));
+  auto mk = m->node_kinds();
+  REQUIRE(mk.ok());
+  const std::vector<int> cores = {4, 4, 4, 2, 2, 4, 2, 4};
+  for (int n = 0; n < 8; ++n) CHECK(mk->cores(n) == cores[static_cast<size_t>(n)]);
+  CHECK(mk->cores(1) == 4);  // package:2,core:2
+
+  // Every node given another kind: node= covers none, min/max over the rest.
+  auto all = parse_machine("torus=2 node=core:16 nodes=0-1:core:3");
+  REQUIRE(all.ok());
+  CHECK(all->node_kinds()->max_cores() == 3);
+  CHECK(all->node_kinds()->min_cores() == 3);
+
+  // A preset's nodes= gives way to an explicit torus= (its indices were for
+  // the preset's shape); one given explicitly is checked against the shape.
+  auto smaller = parse_machine("angara-k1 torus=3x3x2");
+  REQUIRE(smaller.ok());
+  CHECK(smaller->node_groups.empty());
+  CHECK(parse_machine("angara-k1 nodes=0-3:core:4").ok());
+}
+
+TEST_CASE("mixed nodes: bad nodes= words are refused naming the word") {
+  auto error_of = [](const std::string& line) {
+    auto m = parse_machine(line, "m.txt:3");
+    REQUIRE_FALSE(m.ok());
+    return m.error().message;
+  };
+  CHECK(error_of("torus=4 nodes=0-3") ==
+        "m.txt:3: bad machine word 'nodes=0-3': expected node lists with their node kind, like "
+        "nodes=0-23:package:2,core:6;24-35:core:8");
+  CHECK(error_of("torus=4 nodes=a:core:2") ==
+        "m.txt:3: bad machine word 'nodes=a:core:2': 'a' is not a list of node indices and ranges like 0-3,8");
+  CHECK(error_of("torus=4 nodes=0-9:core:2") == "m.txt:3: nodes=: node 0-9 out of range 0..3");
+  CHECK(error_of("torus=4 nodes=3-1:core:2") == "m.txt:3: nodes=: '3-1' is not a node index or a range like 0-3");
+  CHECK(error_of("torus=4 nodes=1:core:0x2").find("is not a level like core:4") != std::string::npos);
+  CHECK(error_of("torus=4 nodes=1:core:2;;2:core:3").find("expected node lists") != std::string::npos);
+  std::string many = "torus=100 nodes=";
+  for (int i = 0; i < 70; ++i) many += (i ? ";" : "") + std::to_string(i) + ":core:" + std::to_string(i + 2);
+  CHECK(error_of(many) == "m.txt:3: nodes=: more than 64 kinds of node, the limit");
+}

@@ -17,6 +17,12 @@ const std::vector<MachinePreset>& machine_presets() {
   static const std::vector<MachinePreset> presets = {
       // The Desmos cluster: Angara 4D torus, one link along each size-2 dimension.
       {"desmos", "torus=4x2x2x2 links=1x1x1x1 node=package:1,core:6 t_inj=850ns t_hop=129ns"},
+      // Angara-K1 (Agarkov et al. 2016): a 3D torus 3x3x4 of 36 nodes, 24 with
+      // two 6-core Xeon E5-2630 and 12 with one 8-core Xeon E5-2660. Which
+      // nodes have which is not published: here the first 24 in node order.
+      // Latencies as Desmos (the same Angara router).
+      {"angara-k1",
+       "torus=3x3x4 node=package:2,core:6 nodes=24-35:package:1,core:8 t_inj=850ns t_hop=129ns"},
   };
   return presets;
 }
@@ -83,8 +89,20 @@ Result<std::shared_ptr<const Network>> Machine::network() const {
   return std::shared_ptr<const Network>(std::make_shared<Torus>(std::move(*t)));
 }
 
-Result<NodeTopology> Machine::node_topology() const {
-  return node_xml.empty() ? NodeTopology::from_synthetic(node) : NodeTopology::from_xml(node_xml);
+Result<NodeKinds> Machine::node_kinds() const {
+  std::vector<NodeTopology> kinds;
+  auto base = node_xml.empty() ? NodeTopology::from_synthetic(node) : NodeTopology::from_xml(node_xml);
+  if (!base) return base.error();
+  kinds.push_back(std::move(*base));
+  if (node_groups.empty()) return NodeKinds(std::move(kinds), {});
+  std::vector<int> kind_of_node(static_cast<size_t>(nodes()), 0);
+  for (const NodeGroup& g : node_groups) {
+    auto kind = NodeTopology::from_synthetic(g.node);
+    if (!kind) return kind.error();
+    for (int n : g.members) kind_of_node[static_cast<size_t>(n)] = static_cast<int>(kinds.size());
+    kinds.push_back(std::move(*kind));
+  }
+  return NodeKinds(std::move(kinds), std::move(kind_of_node));
 }
 
 int Machine::node_of_host(std::string_view name) const {
@@ -101,8 +119,10 @@ std::vector<std::string> Machine::files() const {
 }
 
 bool Machine::operator==(const Machine& o) const {
-  return network_word == o.network_word && sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node && node_xml == o.node_xml &&
-         bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && intra_node == o.intra_node && hosts_path == o.hosts_path && host_names == o.host_names;
+  return network_word == o.network_word && sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node &&
+         node_xml == o.node_xml && node_groups == o.node_groups &&
+         bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && intra_node == o.intra_node && hosts_path == o.hosts_path &&
+         host_names == o.host_names;
 }
 
 namespace {
@@ -118,8 +138,17 @@ struct MachineBuilder {
   bool wrap_set = false, links_set = false;
   std::string first_where;
   std::string node_where;  // where node= or node-xml= was given, for its errors
+  // nodes= words in order (a later one wins for a node), resolved by
+  // resolve_node_groups once the node count is known.
+  struct PendingGroup {
+    std::string members, node, where;
+    bool from_preset;
+  };
+  std::vector<PendingGroup> pending_groups;
 
   Status apply(const std::string& word, const std::string& where, bool from_preset);
+  Status apply_node_groups(const std::string& value, const std::string& where, bool from_preset);
+  Status resolve_node_groups();
   Result<Machine> finish();
   Result<Machine> finish_network();
 };
@@ -185,6 +214,8 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
   } else if (key == "node-xml") {
     node_where = where;
     m.node_xml = value;
+  } else if (key == "nodes") {
+    return apply_node_groups(value, where, from_preset);
   } else if (key == "bw") {
     auto v = text::parse_bandwidth(value);
     if (!v) return bad("expected a bandwidth like 12.5GB/s or 75Gbit/s");
@@ -205,6 +236,72 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
     m.hosts_path = value;
   } else {
     return located_error(where, "unknown machine word '" + text::excerpt(word) + "'");
+  }
+  return Ok{};
+}
+
+// nodes=LIST:DESC;LIST:DESC: LIST of node indices and ranges ("0-3,8"), DESC
+// a node= description. Checked here as far as it can be without the node count.
+Status MachineBuilder::apply_node_groups(const std::string& value, const std::string& where, bool from_preset) {
+  auto bad = [&](const std::string& why) { return located_error(where, "bad machine word 'nodes=" + text::excerpt(value) + "': " + why); };
+  for (const std::string& item : text::split(value, ';')) {
+    const size_t colon = item.find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
+      return bad("expected node lists with their node kind, like nodes=0-23:package:2,core:6;24-35:core:8");
+    PendingGroup g{item.substr(0, colon), item.substr(colon + 1), where, from_preset};
+    if (g.members.find_first_not_of("0123456789-,") != std::string::npos)
+      return bad("'" + text::excerpt(g.members) + "' is not a list of node indices and ranges like 0-3,8");
+    if (auto kind = NodeTopology::from_synthetic(g.node); !kind) return located_error(where, kind.error().message);
+    pending_groups.push_back(std::move(g));
+  }
+  return Ok{};
+}
+
+// Gives every node its kind and writes m.node_groups in canonical form. A
+// preset's nodes= words give way when the torus shape is given explicitly.
+Status MachineBuilder::resolve_node_groups() {
+  m.node_groups.clear();
+  if (pending_groups.empty()) return Ok{};
+  const int n = m.nodes();
+  std::vector<int> kind_of(static_cast<size_t>(n), -1);  // index into descriptions, -1: `node`
+  std::vector<std::string> descriptions;
+  for (const PendingGroup& g : pending_groups) {
+    if (g.from_preset && (!torus_from_preset || have_network)) continue;
+    // Commas and spaces are the same separator in a node description.
+    std::string spaced = g.node, base = m.node;
+    std::replace(spaced.begin(), spaced.end(), ' ', ',');
+    std::replace(base.begin(), base.end(), ' ', ',');
+    int kind = -1;
+    if (!(m.node_xml.empty() && spaced == base)) {
+      auto found = std::find(descriptions.begin(), descriptions.end(), spaced);
+      kind = static_cast<int>(found - descriptions.begin());
+      if (found == descriptions.end()) {
+        if (static_cast<int>(descriptions.size()) + 1 >= kMaxNodeKinds)
+          return located_error(g.where, "nodes=: more than " + std::to_string(kMaxNodeKinds) + " kinds of node, the limit");
+        descriptions.push_back(spaced);
+      }
+    }
+    for (const std::string& range : text::split(g.members, ',')) {
+      const size_t dash = range.find('-');
+      auto lo = text::parse_int(range.substr(0, dash));
+      auto hi = dash == std::string::npos ? lo : text::parse_int(range.substr(dash + 1));
+      if (!lo || !hi || *hi < *lo)
+        return located_error(g.where, "nodes=: '" + text::excerpt(range) + "' is not a node index or a range like 0-3");
+      if (*hi >= n)
+        return located_error(g.where, "nodes=: node " + text::excerpt(range) + " out of range 0.." + std::to_string(n - 1));
+      for (long long a = *lo; a <= *hi; ++a) kind_of[static_cast<size_t>(a)] = kind;
+    }
+  }
+  // Canonical: kinds ordered by their first member.
+  std::vector<int> group_of_kind(descriptions.size(), -1);
+  for (int a = 0; a < n; ++a) {
+    const int k = kind_of[static_cast<size_t>(a)];
+    if (k < 0) continue;
+    if (group_of_kind[static_cast<size_t>(k)] < 0) {
+      group_of_kind[static_cast<size_t>(k)] = static_cast<int>(m.node_groups.size());
+      m.node_groups.push_back(Machine::NodeGroup{descriptions[static_cast<size_t>(k)], {}});
+    }
+    m.node_groups[static_cast<size_t>(group_of_kind[static_cast<size_t>(k)])].members.push_back(a);
   }
   return Ok{};
 }
@@ -315,7 +412,8 @@ Result<Machine> MachineBuilder::finish() {
                                             "for more parallel cables make it a chain, wrap=0 with links=N");
   auto torus = m.torus();
   if (!torus) return located_error(first_where, torus.error().message);
-  auto node = m.node_topology();
+  if (Status s = resolve_node_groups(); !s) return s.error();
+  auto node = m.node_kinds();
   if (!node) return located_error(node_where.empty() ? first_where : node_where, node.error().message);
   if (m.hosts_path.empty()) {
     m.host_names.resize(static_cast<size_t>(torus->nodes()));
@@ -338,7 +436,8 @@ Result<Machine> MachineBuilder::finish_network() {
   auto network = m.network();
   if (!network) return located_error(first_where, network.error().message);
   m.network_nodes = (*network)->nodes();
-  auto node = m.node_topology();
+  if (Status s = resolve_node_groups(); !s) return s.error();
+  auto node = m.node_kinds();
   if (!node) return located_error(node_where.empty() ? first_where : node_where, node.error().message);
   if (m.hosts_path.empty()) {
     m.host_names.resize(static_cast<size_t>((*network)->nodes()));
@@ -403,6 +502,19 @@ std::string to_string(const Machine& m) {
     s += " node=" + node;
   } else {
     s += " node-xml=" + m.node_xml;
+  }
+  for (size_t i = 0; i < m.node_groups.size(); ++i) {
+    const Machine::NodeGroup& g = m.node_groups[i];
+    s += i == 0 ? " nodes=" : ";";
+    for (size_t j = 0; j < g.members.size();) {
+      size_t k = j;
+      while (k + 1 < g.members.size() && g.members[k + 1] == g.members[k] + 1) ++k;
+      s += (j ? "," : "") + std::to_string(g.members[j]) + (k > j ? "-" + std::to_string(g.members[k]) : "");
+      j = k + 1;
+    }
+    std::string node = g.node;
+    std::replace(node.begin(), node.end(), ' ', ',');
+    s += ":" + node;
   }
   s += " bw=" + text::format_bandwidth(m.bw) + " t_inj=" + text::format_duration(m.t_inj) +
        " t_hop=" + text::format_duration(m.t_hop);

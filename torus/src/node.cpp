@@ -182,3 +182,22 @@ Result<NodeTopology> NodeTopology::from_xml(const std::string& path) {
 }
 
 }  // namespace rankmap
+
+namespace rankmap {
+
+NodeKinds::NodeKinds(std::vector<NodeTopology> kinds, std::vector<int> kind_of_node)
+    : kinds_(std::move(kinds)), kind_of_node_(std::move(kind_of_node)) {
+  if (kinds_.size() <= 1) kind_of_node_.clear();
+  // Over the kinds some node has (the default kind may cover none).
+  std::vector<char> used(kinds_.size(), kind_of_node_.empty() ? 1 : 0);
+  for (int k : kind_of_node_) used[static_cast<size_t>(k)] = 1;
+  max_cores_ = 0;
+  min_cores_ = 0;
+  for (size_t k = 0; k < kinds_.size(); ++k) {
+    if (!used[k]) continue;
+    max_cores_ = std::max(max_cores_, kinds_[k].cores());
+    min_cores_ = min_cores_ == 0 ? kinds_[k].cores() : std::min(min_cores_, kinds_[k].cores());
+  }
+}
+
+}  // namespace rankmap

@@ -66,10 +66,25 @@ int torus_main(int argc, char** argv) {
     return 0;
   }
   Torus torus = rankmap::cli::take(machine.torus(), machine_where);
-  rankmap::NodeTopology node = rankmap::cli::take(machine.node_topology(), machine_where);
+  const rankmap::NodeKinds kinds = rankmap::cli::take(machine.node_kinds(), machine_where);
   std::printf("machine    %s\n", rankmap::to_string(machine).c_str());
-  std::printf("nodes      %d (%d cores each, %d package%s)\n", torus.nodes(), node.cores(), node.packages(),
-              node.packages() == 1 ? "" : "s");
+  auto describe = [](const rankmap::NodeTopology& node) {
+    return std::to_string(node.cores()) + " cores, " + std::to_string(node.packages()) +
+           (node.packages() == 1 ? " package" : " packages");
+  };
+  if (kinds.uniform()) {
+    const rankmap::NodeTopology& node = kinds.kind(0);
+    std::printf("nodes      %d (%d cores each, %d package%s)\n", torus.nodes(), node.cores(), node.packages(),
+                node.packages() == 1 ? "" : "s");
+  } else {
+    std::vector<int> count(static_cast<size_t>(kinds.count()), 0);
+    for (int n = 0; n < torus.nodes(); ++n) ++count[static_cast<size_t>(kinds.kind_of(n))];
+    std::string parts;
+    for (int k = 0; k < kinds.count(); ++k)
+      if (count[static_cast<size_t>(k)] > 0)
+        parts += (parts.empty() ? "" : "; ") + std::to_string(count[static_cast<size_t>(k)]) + " with " + describe(kinds.kind(k));
+    std::printf("nodes      %d (%s)\n", torus.nodes(), parts.c_str());
+  }
   std::printf("%-4s %5s %5s %6s %s\n", "dim", "size", "ring", "links", "capacity per direction");
   for (int d = 0; d < torus.dims(); ++d)
     std::printf("%-4s %5d %5s %6d %s\n", rankmap::dimension_name(d).c_str(), torus.size(d), torus.wraps(d) ? "yes" : "no",

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "rankmap/allocation.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/machine.hpp"
 #include "rankmap/mapping.hpp"
@@ -70,19 +71,14 @@ struct Platform {
   // The machine's torus. Code written before Network reads it directly; new
   // code asks net(), which is the torus unless `network` holds another one.
   Torus torus;
-  NodeTopology node;
+  NodeKinds node_kinds;  // the inside of every node (kinds may differ: machine.hpp nodes=)
   LatencyModel latency;
   std::shared_ptr<const Network> network;  // null: the network is `torus`
   // What intra-node messages cost (the machine's shm-* and socket-* words):
   // the time model and rankmap-sim's platform read the same values.
   IntraNodeCosts intra_node;
   const Network& net() const { return network ? *network : static_cast<const Network&>(torus); }
-  // The topology of node `node_index` (every node has `node` today); code
-  // that looks inside a given node asks here.
-  const NodeTopology& node_topology(int node_index) const {
-    (void)node_index;
-    return node;
-  }
+  const NodeTopology& node(int n) const { return node_kinds.of(n); }
   static Result<Platform> from_machine(const Machine& machine);
 };
 
@@ -135,8 +131,7 @@ struct MapProblem {
   const CommGraph* bytes_graph = nullptr;  // bytes only (the default's search objective); may be null
   const Traffic* traffic = nullptr;   // directed traffic (link loads, final choice)
   const Platform* platform = nullptr;
-  std::vector<int> nodes;             // allocated torus nodes, allocation order
-  int ppn = 0;                        // ranks allowed per node (<= cores per node)
+  Allocation allocation;              // the nodes and how many ranks each may hold
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
   std::function<void(const std::string&)> progress;  // optional, long runs report here
@@ -192,13 +187,18 @@ struct MapOptions {
   int alternatives = 0;
 };
 
-// Builds the problem (graph, capacity checks: more ranks than slots and ppn
-// above the cores per node are errors) and runs the algorithm. The placement
-// is checked (every rank on an allocated node, <= ppn per node, distinct cores).
+// The allocation of --nodes (empty: every node in index order) at --ppn
+// ranks per node (0: each node's cores; a node with fewer cores than ppn
+// holds its cores). Fails when ppn exceeds the cores of every node.
+Result<Allocation> make_allocation(const Platform& platform, const std::vector<int>& nodes, int ppn);
+
+// Builds the problem (graph, allocation, capacity check: more ranks than
+// slots is an error) and runs the algorithm. The placement is checked (every
+// rank on an allocated node, within its slots, distinct cores).
 Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, const MapOptions& options);
 
-// Placement invariants against a problem's capacities.
+// Placement invariants against an allocation.
 Status check_placement(const std::vector<Placement>& placement, int ranks, const Platform& platform,
-                       const std::vector<int>& nodes, int ppn);
+                       const Allocation& allocation);
 
 }  // namespace rankmap

@@ -63,9 +63,10 @@ std::string link_load_svg(const Torus& torus, const std::vector<double>& loads, 
 std::string link_load_histogram_svg(const Network& network, const std::vector<std::vector<double>>& loads,
                                     const std::vector<std::string>& names, const std::string& title, int bins = 24);
 
-// One node of the machine as hwloc draws it (lstopo --of svg, run as a child
-// process: `lstopo` names the program). Fails if it cannot be run.
-Result<std::string> node_svg(const Machine& machine, const std::string& lstopo = "lstopo-no-graphics");
+// A node of the machine as hwloc draws it (lstopo --of svg, run as a child
+// process: `lstopo` names the program): one of kind `kind` (NodeKinds; 0 on
+// a machine of one kind). Fails if it cannot be run.
+Result<std::string> node_svg(const Machine& machine, int kind = 0, const std::string& lstopo = "lstopo-no-graphics");
 
 // A metrics table. `change` classes colour the last cell of a row: "better",
 // "worse" or "" (no direction); `tips` are shown on hover of the first cell.

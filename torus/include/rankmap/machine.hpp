@@ -43,6 +43,17 @@ struct Machine {
   std::vector<int> links;      // links=1x1x1x1
   std::string node = "core:1"; // hwloc synthetic string, spaces written as commas
   std::string node_xml;        // node-xml=PATH; replaces node when set
+  // Mixed machines: nodes of another kind than `node`, each kind with the
+  // node indices it covers (nodes=0-23:package:2,core:6;24-35:core:8).
+  // Canonical after parsing: members ascending, kinds ordered by their first
+  // member, no kind equal to `node`, no node in two kinds. Empty: every node
+  // is `node`.
+  struct NodeGroup {
+    std::string node;          // hwloc synthetic string, commas for spaces
+    std::vector<int> members;  // node indices
+    bool operator==(const NodeGroup& o) const { return node == o.node && members == o.members; }
+  };
+  std::vector<NodeGroup> node_groups;
   double bw = 75e9 / 8;        // bw=75Gbit/s: one physical link, one direction
   double t_inj = 850e-9;       // t_inj=850ns: injection + ejection
   double t_hop = 129e-9;       // t_hop=129ns
@@ -56,15 +67,8 @@ struct Machine {
   // The machine's network, whichever it is, for code that works on any.
   Result<std::shared_ptr<const Network>> network() const;
   LatencyModel latency() const { return LatencyModel{t_inj, t_hop, bw}; }
-  // Loads the node topology (synthetic string or XML file).
-  Result<NodeTopology> node_topology() const;
-  // The topology of node `node_index`. Every node has the same one today;
-  // code that looks inside a given node asks here, so that nodes of several
-  // kinds change this one place.
-  Result<NodeTopology> node_topology(int node_index) const {
-    (void)node_index;
-    return node_topology();
-  }
+  // Loads the topology of every kind of node (synthetic strings or XML file).
+  Result<NodeKinds> node_kinds() const;
   const std::string& host_name(int node_index) const { return host_names[node_index]; }
   // Node index of a host name, or -1.
   int node_of_host(std::string_view name) const;
@@ -75,6 +79,9 @@ struct Machine {
   bool operator==(const Machine& o) const;
   bool operator!=(const Machine& o) const { return !(*this == o); }
 };
+
+// Most kinds of node a machine may have (each is loaded by hwloc).
+inline constexpr int kMaxNodeKinds = 64;
 
 // Names of the dimensions: X Y Z K D4 D5 D6 D7.
 std::string dimension_name(int d);

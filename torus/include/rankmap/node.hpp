@@ -61,4 +61,28 @@ class NodeTopology {
   friend struct NodeTopologyBuilder;
 };
 
+// The nodes of one machine: a few kinds of node and the kind of each node
+// (machine.hpp, nodes=). Every node is the same kind on most machines; code
+// that places ranks asks of(node), never one global "cores per node".
+class NodeKinds {
+ public:
+  NodeKinds() = default;
+  // kind_of_node: one entry per node, or empty when there is one kind.
+  NodeKinds(std::vector<NodeTopology> kinds, std::vector<int> kind_of_node);
+
+  const NodeTopology& of(int node) const { return kinds_[kind_of(node)]; }
+  int kind_of(int node) const { return kind_of_node_.empty() ? 0 : kind_of_node_[static_cast<size_t>(node)]; }
+  int cores(int node) const { return of(node).cores(); }
+  int count() const { return static_cast<int>(kinds_.size()); }
+  const NodeTopology& kind(int k) const { return kinds_[static_cast<size_t>(k)]; }
+  bool uniform() const { return kinds_.size() == 1; }
+  int max_cores() const { return max_cores_; }
+  int min_cores() const { return min_cores_; }
+
+ private:
+  std::vector<NodeTopology> kinds_;
+  std::vector<int> kind_of_node_;
+  int max_cores_ = 0, min_cores_ = 0;
+};
+
 }  // namespace rankmap
