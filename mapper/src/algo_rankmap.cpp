@@ -546,7 +546,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   best = &chosen;
   out.notes.push_back("chose " + describe(*best));
   say("placing ranks on cores (hwloc tree)");
-  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node_kinds, torus.nodes());
+  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
   if (p.alternatives > 0) {
     // For a judge beyond the static model (a trace replay): the choice, the
     // references, the cheapest of each start family, the cheapest others.
@@ -582,7 +582,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       std::vector<Placement> placement =
           (c->name == "block" || c->name == "scotch")
               ? detail::cores_in_rank_order(c->node_of, torus.nodes())
-              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node_kinds, torus.nodes());
+              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
       out.alternatives.push_back(Alternative{c->name, std::move(placement)});
     }
   }

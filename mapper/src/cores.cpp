@@ -43,8 +43,29 @@ std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int 
   return out;
 }
 
+std::vector<int> cores_to_fill(const NodeTopology& node, int k, CoreFill fill) {
+  std::vector<int> cores;
+  if (fill == CoreFill::compact || node.packages() < 2 || k >= node.cores()) {
+    for (int c = 0; c < k; ++c) cores.push_back(c);
+    return cores;
+  }
+  // spread: the first cores of every package, as even as the counts allow
+  // (a package with fewer cores gives up its share to the others).
+  std::vector<std::vector<int>> by_package(static_cast<size_t>(node.packages()));
+  for (int c = 0; c < node.cores(); ++c) by_package[static_cast<size_t>(node.package_of_core(c))].push_back(c);
+  std::vector<size_t> taken(by_package.size(), 0);
+  for (int n = 0; n < k;)
+    for (size_t p = 0; p < by_package.size() && n < k; ++p)
+      if (taken[p] < by_package[p].size()) {
+        cores.push_back(by_package[p][taken[p]++]);
+        ++n;
+      }
+  std::sort(cores.begin(), cores.end());
+  return cores;
+}
+
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeKinds& kinds, int torus_nodes) {
+                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill) {
   std::vector<Placement> out(node_of.size());
   const std::vector<std::vector<int>> members = ranks_per_node(node_of, torus_nodes);
   for (int at = 0; at < torus_nodes; ++at) {
@@ -62,12 +83,13 @@ std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vect
         if (it != ranks.end() && *it == graph.adjncy[e]) w[static_cast<size_t>(i) * k + (it - ranks.begin())] = graph.weight[e];
       }
     }
-    // Greedy fill of cores in hwloc logical order (which walks caches and
-    // packages contiguously): each core takes the unplaced rank with the most
-    // traffic to ranks already close to it, closeness = levels shared.
+    // Greedy fill of the chosen cores in hwloc logical order (which walks
+    // caches and packages contiguously): each core takes the unplaced rank
+    // with the most traffic to ranks already close to it, closeness = levels
+    // shared.
     std::vector<int> core_of(static_cast<size_t>(k), -1), rank_at(static_cast<size_t>(node.cores()), -1);
     std::vector<char> placed(static_cast<size_t>(k), 0);
-    for (int c = 0; c < k; ++c) {
+    for (int c : cores_to_fill(node, k, fill)) {
       int best = -1;
       double best_score = -1;
       for (int i = 0; i < k; ++i) {

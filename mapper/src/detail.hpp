@@ -154,8 +154,11 @@ std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>&
 std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes);
 // Cores from the hwloc tree: each node's ranks are placed so that heavy pairs
 // share the deepest common level (package, cache) first, then improved by swaps.
+// `fill` chooses which cores a node that is not full uses (CoreFill).
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeKinds& kinds, int torus_nodes);
+                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill = CoreFill::compact);
+// The k cores of `node` that `fill` uses, ascending.
+std::vector<int> cores_to_fill(const NodeTopology& node, int k, CoreFill fill);
 
 // Number of nodes a job of `ranks` needs at `ppn` per node.
 inline int groups_needed(int ranks, int ppn) { return (ranks + ppn - 1) / ppn; }

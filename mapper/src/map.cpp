@@ -34,6 +34,12 @@ Result<Preset> parse_preset(std::string_view name) {
   return make_error("unknown preset '" + std::string(name) + "' (known: fast, default, strong)");
 }
 
+Result<CoreFill> parse_core_fill(std::string_view name) {
+  if (name == "compact") return CoreFill::compact;
+  if (name == "spread") return CoreFill::spread;
+  return make_error("unknown core fill '" + std::string(name) + "' (known: compact, spread)");
+}
+
 const char* preset_name(Preset preset) {
   switch (preset) {
     case Preset::fast: return "fast";
@@ -153,6 +159,7 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   problem.allocation = std::move(*allocation);
   problem.seed = options.seed;
   problem.preset = options.preset;
+  problem.core_fill = options.core_fill;
   problem.progress = options.progress;
   problem.alternatives = std::max(0, options.alternatives);
   if (auto st = problem.check(); !st) return st.error();

@@ -129,7 +129,8 @@ nlohmann::ordered_json to_json(const std::string& name, const Metrics& m, bool b
 }
 
 struct Common {
-  std::string machine, profile, output, algorithm = default_algorithm(), nodes, collectives = "model", preset = "default";
+  std::string machine, profile, output, algorithm = default_algorithm(), nodes, collectives = "model", preset = "default",
+              core_fill = "compact";
   int ppn = 0;
   std::uint64_t seed = 1;
   bool quiet = false, verbose = false, json = false, no_bound = false;
@@ -246,6 +247,7 @@ int run_map(const Common& o) {
   opt.ppn = o.ppn;
   opt.seed = o.seed;
   opt.preset = take(parse_preset(o.preset), "--preset");
+  opt.core_fill = take(parse_core_fill(o.core_fill), "--cores");
   if (!o.nodes.empty()) opt.nodes = take(parse_node_list(o.nodes, machine));
   if (progress && (o.verbose || traffic.ranks >= 4096))
     opt.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
@@ -295,6 +297,7 @@ int run_map(const Common& o) {
   std::string made_by = opt.algorithm;
   if (opt.algorithm == default_algorithm())
     made_by += std::string(" preset=") + preset_name(opt.preset) + " seed=" + std::to_string(opt.seed);
+  if (opt.core_fill == CoreFill::spread) made_by += " cores=spread";
   if (trace) made_by += " chosen-by=trace";
   Mapping mapping{machine, chosen.placement, made_by};
   take(mapping.check(), "internal", 1);
@@ -433,6 +436,10 @@ int main(int argc, char** argv) {
     map->add_option("--seed", o.seed, "seed for every randomised step")->check(cli::unsigned_integer())->capture_default_str();
     map->add_option("--preset", o.preset,
                     "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~10 s)")
+        ->capture_default_str();
+    map->add_option("--cores", o.core_fill,
+                    "cores of a node that is not full (default and paper): compact (one package first: close pairs) "
+                    "or spread (as many in every package: memory bandwidth)")
         ->capture_default_str();
     cli::add_verbose(*map, o.verbose, "progress on stderr (always on from 4096 ranks)");
     map->add_option("--trace", o.trace,

@@ -455,3 +455,43 @@ TEST_CASE("internals: recombining searches of a scrambled stencil gets closer to
   CHECK(detail::weighted_cost(g, pf.torus, child) >= optimum);
   CHECK(detail::weighted_cost(g, pf.torus, child) < best_parent);
 }
+
+TEST_CASE("cores: a node that is not full fills one package (compact) or every package alike (spread)") {
+  const Platform pf = test::platform_of("torus=2 node=package:2,core:4");
+  const NodeTopology& node = pf.node(0);
+  CHECK(detail::cores_to_fill(node, 3, CoreFill::compact) == std::vector<int>{0, 1, 2});
+  CHECK(detail::cores_to_fill(node, 3, CoreFill::spread) == std::vector<int>{0, 1, 4});
+  CHECK(detail::cores_to_fill(node, 4, CoreFill::spread) == std::vector<int>{0, 1, 4, 5});
+  CHECK(detail::cores_to_fill(node, 8, CoreFill::spread) == std::vector<int>{0, 1, 2, 3, 4, 5, 6, 7});
+  // One package: nothing to spread over.
+  const Platform one = test::platform_of("torus=2 node=core:4");
+  CHECK(detail::cores_to_fill(one.node(0), 2, CoreFill::spread) == std::vector<int>{0, 1});
+
+  // Through the mapper: a ring of 8 on two nodes at 4 per node. Compact keeps
+  // each node's ranks in its first package; spread puts two in each, and
+  // the heavy ring neighbours share a package.
+  SynthSpec s;
+  s.pattern = "ring";
+  s.ranks = 8;
+  auto profile = synthesize(s);
+  REQUIRE(profile.ok());
+  auto traffic = traffic_from_profile(*profile, CollectiveModel::model);
+  REQUIRE(traffic.ok());
+  for (CoreFill fill : {CoreFill::compact, CoreFill::spread}) {
+    MapOptions o;
+    o.algorithm = "paper";
+    o.ppn = 4;
+    o.core_fill = fill;
+    auto out = map_ranks(*traffic, pf, o);
+    REQUIRE(out.ok());
+    std::vector<int> per_package(4, 0);
+    for (const Placement& p : out->placement) ++per_package[static_cast<size_t>(2 * p.node + node.package_of_core(p.core))];
+    CHECK(per_package == (fill == CoreFill::compact ? std::vector<int>{4, 0, 4, 0} : std::vector<int>{2, 2, 2, 2}));
+    auto m = evaluate(*traffic, out->placement, pf);
+    REQUIRE(m.ok());
+    // compact: no pair crosses packages; spread: one ring edge per node does.
+    CHECK((m->cross_package_bytes > 0) == (fill == CoreFill::spread));
+  }
+  CHECK(parse_core_fill("spread").ok());
+  CHECK_FALSE(parse_core_fill("scatter").ok());
+}

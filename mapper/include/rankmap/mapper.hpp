@@ -126,6 +126,16 @@ enum class Preset {
 Result<Preset> parse_preset(std::string_view name);  // "fast", "default", "strong"
 const char* preset_name(Preset preset);
 
+// Which cores a node that is not full gets (paper and the default; the
+// launcher-order algorithms take cores 0, 1, ... as launchers do).
+enum class CoreFill {
+  compact,  // the first cores in hwloc order: one package filled before the next
+            // (every pair of ranks as close as it can be; the seed's "first socket")
+  spread,   // the same number of cores of every package: more memory bandwidth
+            // and cache per rank, at the price of cross-package pairs
+};
+Result<CoreFill> parse_core_fill(std::string_view name);  // "compact", "spread"
+
 struct MapProblem {
   const CommGraph* graph = nullptr;   // bytes + message equivalents (what paper and scotch optimise)
   const CommGraph* bytes_graph = nullptr;  // bytes only (the default's search objective); may be null
@@ -134,6 +144,7 @@ struct MapProblem {
   Allocation allocation;              // the nodes and how many ranks each may hold
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
+  CoreFill core_fill = CoreFill::compact;
   std::function<void(const std::string&)> progress;  // optional, long runs report here
   int alternatives = 0;               // see MapOptions::alternatives
 
@@ -181,6 +192,7 @@ struct MapOptions {
   std::vector<int> nodes;      // empty: every torus node in index order
   std::uint64_t seed = 1;
   Preset preset = Preset::standard;
+  CoreFill core_fill = CoreFill::compact;
   std::function<void(const std::string&)> progress;
   // How many placements the default returns in MapOutcome::alternatives
   // (0: none; the other algorithms return none).
