@@ -191,6 +191,15 @@ TEST_CASE("time model: a cross-socket flow pays the socket link, a same-package 
   CHECK(m->predicted_comm_time_max == Approx(3e-6));
 }
 
+TEST_CASE("time model: on mixed nodes only the nodes of several packages have a socket link") {
+  const Platform pf = platform_of("torus=2 node=package:2,core:2 nodes=1:core:4 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
+  // Rank 0 -> 1 on node 0 crosses its packages; rank 2 -> 3 on node 1 (one package) does not.
+  const Traffic t = traffic_of(4, {{0, 1, 1, 1000}, {2, 3, 1, 1000}});
+  const auto times = predicted_rank_times(t, {{0, 0}, {0, 2}, {1, 0}, {1, 3}}, pf);
+  CHECK(times[0] == Approx(1e-6 + 1e-6));
+  CHECK(times[2] == Approx(300e-9 + 50e-9));
+}
+
 TEST_CASE("time model: flows crossing the sockets one way share the link, the other way is free") {
   const Platform pf = platform_of("torus=4 node=package:2,core:2 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
   const std::vector<Placement> placement = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 2}};

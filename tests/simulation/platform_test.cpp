@@ -232,6 +232,25 @@ TEST_CASE("platform: a fat-tree of dual-socket nodes has package hosts too") {
   CHECK(links_of(xml).count("so-15-0-1") == 1);
 }
 
+TEST_CASE("platform: mixed nodes, package hosts only on the nodes of several packages") {
+  Mapping mapping;
+  mapping.machine = machine_of("torus=2 node=package:2,core:2 nodes=1:core:4");
+  mapping.placement = {{0, 3}, {1, 3}, {0, 1}};
+  REQUIRE(mapping.check().ok());
+  const std::string xml = xml_of(mapping.machine);
+  CHECK(xml.find("<host id=\"node-0-p1\" speed=\"1e+09f\" core=\"2\"/>") != std::string::npos);
+  CHECK(xml.find("<host id=\"node-1\" speed=\"1e+09f\" core=\"4\"/>") != std::string::npos);
+  const auto links = links_of(xml);
+  CHECK(links.count("so-0-0-1") == 1);
+  CHECK(links.count("so-1-0-1") == 0);
+  const RouteTable routes = routes_of(xml);
+  CHECK(routes.size() == 3 * 3);
+  CHECK(routes.at({"node-0-p1", "node-1"}) == std::vector<std::pair<std::string, std::string>>{{"nic-0", ""}, {"t0-0-1", "UP"}, {"nic-1", ""}});
+  auto hosts = sim::hostfile(mapping);
+  REQUIRE(hosts.ok());
+  CHECK(*hosts == "node-0-p1\nnode-1\nnode-0-p0\n");
+}
+
 TEST_CASE("hostfile: a rank goes to its core's package host") {
   Mapping mapping;
   mapping.machine = machine_of("torus=2 node=package:2,core:3");
