@@ -2,23 +2,25 @@
 # Issue 17 benchmark: what the sockets of a dual-socket node cost, and how much
 # of rankmap's gain over block placement comes from them.
 #
-# Machine: desmos with dual-socket nodes, `desmos node=package:2,core:6`
+# Machines: desmos with dual-socket nodes, `desmos node=package:2,core:6`
 # (2 x 6 cores, the Xeon E5-26xx socket link defaults of docs/formats.md),
-# 12 ranks per node (full nodes: block places ranks 0-5 of a node on socket 0
-# and 6-11 on socket 1). Programs: the recorded 128-rank profiles of
+# and `angara-k1` (24 such nodes and 12 of one 8-core package); every node
+# full (the default --ppn, its cores: block places ranks 0-5 of a dual-socket
+# node on socket 0 and 6-11 on socket 1). Programs: the recorded 128-rank profiles of
 # bench/profiles/desmos-4/ (the five examples and the five mini-apps) and
 # their SMPI builds, run with the arguments they were recorded with.
-# Placements, each mapped with --ppn 12:
+# Placements:
 #   block      rankmap map --algorithm block (ranks in order, cores in order);
-#   block-rr   the same nodes, each node's ranks dealt round-robin over the
-#              two sockets (slot s -> core (s mod 2) x 6 + s / 2): a launcher
-#              binding with --map-by socket, the poor core order;
+#   block-rr   the same nodes, each dual-socket node's ranks dealt round-robin
+#              over the two sockets (slot s -> core (s mod 2) x 6 + s / 2): a
+#              launcher binding with --map-by socket, the poor core order;
 #   rankmap    rankmap map (the default algorithm).
 # Simulation: rankmap-sim run (SimGrid SMPI, communication only), the
 # simulated time of the whole run, once on the dual-socket machine (T2) and
 # once with the same mapping on one-package nodes of 12 cores (T1, the
 # mapping file's machine line rewritten to node=package:1,core:12): T1 has no
-# socket cost, so of the gain T2(ref) - T2(rankmap)
+# socket cost (the one-package nodes of angara-k1 stay as they are), so of
+# the gain T2(ref) - T2(rankmap)
 #   network share = T1(ref) - T1(rankmap)                    (network and shared memory)
 #   socket share  = (T2 - T1)(ref) - (T2 - T1)(rankmap)      (the socket links)
 # which add up to the gain by construction.
@@ -42,10 +44,13 @@ for f in "$rankmap" "$sim"; do
   [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
 done
 
-machine="desmos node=package:2,core:6"
+# label | machine | its dual-socket nodes are those below this index
+machines=(
+  "desmos-dual|desmos node=package:2,core:6|32"
+  "angara-k1|angara-k1|24"
+)
 dual_node="node=package:2,core:6"
 single_node="node=package:1,core:12"
-ppn=12
 cores_per_socket=6
 profiles="$root/bench/profiles/desmos-4"
 programs=(${SOCKETS_PROGRAMS:-stencil2d stencil3d ring sparse alltoall cg mg lu adi hydro27})
@@ -65,7 +70,7 @@ declare -A args=(
 placements=(block block-rr rankmap)
 
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-results="$out/results.txt"  # "prog placement T2 T1 cross_package_bytes inter_node_bytes"
+results="$out/results.txt"  # "machine-label prog placement T2 T1 cross_package_bytes inter_node_bytes"
 
 # Simulated time of a mapping (rankmap-sim's last line).
 simulate() {  # map prog log
@@ -82,23 +87,28 @@ metric() {  # prof map field
 
 run_all() {
   : > "$results"
-  for prog in "${programs[@]}"; do
-    local prof="$profiles/$prog.prof" dir="$out/$prog"
-    mkdir -p "$dir"
-    "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --algorithm block -o "$dir/block.map" > /dev/null
-    # Deal each node's slots (cores 0..ppn-1 in block) round-robin over the sockets.
-    awk -v per="$cores_per_socket" 'NF == 4 && $1 ~ /^[0-9]+$/ { $4 = ($4 % 2) * per + int($4 / 2) } { print }' \
-      "$dir/block.map" > "$dir/block-rr.map"
-    "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" -o "$dir/rankmap.map" > /dev/null
-    for p in "${placements[@]}"; do
-      sed "2s/$dual_node/$single_node/" "$dir/$p.map" > "$dir/$p.single.map"
-      local t2 t1 cross inter
-      t2=$(simulate "$dir/$p.map" "$prog" "$dir/$p.sim.log")
-      t1=$(simulate "$dir/$p.single.map" "$prog" "$dir/$p.single.sim.log")
-      cross=$(metric "$prof" "$dir/$p.map" cross_package_bytes)
-      inter=$(metric "$prof" "$dir/$p.map" inter_node_bytes)
-      echo "$prog $p $t2 $t1 $cross $inter" >> "$results"
-      log "$prog $p: dual-socket $t2 s, one-package $t1 s, cross-package $cross B, inter-node $inter B"
+  for entry in "${machines[@]}"; do
+    IFS='|' read -r label machine dual_below <<< "$entry"
+    for prog in "${programs[@]}"; do
+      local prof="$profiles/$prog.prof" dir="$out/$label/$prog"
+      mkdir -p "$dir"
+      "$rankmap" map -q -p "$prof" -m "$machine" --algorithm block -o "$dir/block.map" > /dev/null
+      # Deal each dual-socket node's slots (cores 0.. in block) round-robin over the sockets.
+      awk -v per="$cores_per_socket" -v below="$dual_below" \
+        'NF == 4 && $1 ~ /^[0-9]+$/ && $2 < below { $4 = ($4 % 2) * per + int($4 / 2) } { print }' \
+        "$dir/block.map" > "$dir/block-rr.map"
+      "$rankmap" map -q -p "$prof" -m "$machine" -o "$dir/rankmap.map" > /dev/null
+      for p in "${placements[@]}"; do
+        # The machine line is line 2; its node= word is the dual-socket kind.
+        sed "2s/$dual_node/$single_node/" "$dir/$p.map" > "$dir/$p.single.map"
+        local t2 t1 cross inter
+        t2=$(simulate "$dir/$p.map" "$prog" "$dir/$p.sim.log")
+        t1=$(simulate "$dir/$p.single.map" "$prog" "$dir/$p.single.sim.log")
+        cross=$(metric "$prof" "$dir/$p.map" cross_package_bytes)
+        inter=$(metric "$prof" "$dir/$p.map" inter_node_bytes)
+        echo "$label $prog $p $t2 $t1 $cross $inter" >> "$results"
+        log "$label $prog $p: dual-socket $t2 s, one-package $t1 s, cross-package $cross B, inter-node $inter B"
+      done
     done
   done
 }
@@ -106,35 +116,34 @@ run_all() {
 write_doc() {
   local section="$out/section.md" commit
   commit=$(git -C "$root" rev-parse --short HEAD)
-  python3 - "$results" "$machine" "$commit" "$(uname -m)" "$(nproc)" > "$section" <<'EOF'
+  python3 - "$results" "$commit" "$(uname -m)" "$(nproc)" > "$section" <<'EOF'
 import sys
-results, machine, commit, arch, cores = sys.argv[1:6]
-rows = {}
-order = []
+results, commit, arch, cores = sys.argv[1:5]
+tables = {}  # machine label -> {prog: {placement: values}}
 for line in open(results):
-    prog, p, t2, t1, cross, inter = line.split()
-    if prog not in rows:
-        rows[prog] = {}
-        order.append(prog)
-    rows[prog][p] = (float(t2), float(t1), float(cross), float(inter))
+    label, prog, p, t2, t1, cross, inter = line.split()
+    tables.setdefault(label, {}).setdefault(prog, {})[p] = (float(t2), float(t1), float(cross), float(inter))
 print("## Sockets: dual-socket nodes in simulation (issue 17)")
 print()
-print(f"`bench/sockets/run.sh` at {commit} ({arch}, {cores} cores shared with other jobs). Machine `{machine}`,")
-print("12 ranks per node (full nodes), the recorded 128-rank profiles of `bench/profiles/desmos-4/`, simulated")
+print(f"`bench/sockets/run.sh` at {commit} ({arch}, {cores} cores shared with other jobs). Machines `desmos node=package:2,core:6`")
+print("(32 nodes of 2 x 6 cores) and `angara-k1` (24 such nodes, 12 of one 8-core package); every node full (its")
+print("cores), the recorded 128-rank profiles of `bench/profiles/desmos-4/`, simulated")
 print("by `rankmap-sim run` (SimGrid 3.32, communication only, simulated time of the whole run).")
-print("Placements: `block`; `block-rr`, the same nodes with each node's ranks dealt round-robin over the two")
+print("Placements: `block`; `block-rr`, the same nodes with each dual-socket node's ranks dealt round-robin over its two")
 print("sockets (the poor core order of `--map-by socket`); `rankmap`, the default algorithm. T2 is the time on")
-print("the dual-socket machine; T1 the same mapping on one-package nodes of 12 cores (no socket link).")
+print("the machine; T1 the same mapping with the dual-socket nodes made one package of 12 cores (no socket link).")
 print("rankmap's change against a reference splits into a **network** part, T1(rankmap) - T1(ref), and a")
 print("**socket** part, (T2 - T1)(rankmap) - (T2 - T1)(ref), both in percent of T2(ref); they add up to the")
 print("change by construction.")
-print()
-print("| program | T2 block (ms) | T2 block-rr (ms) | T2 rankmap (ms) | socket cost block / block-rr / rankmap | rankmap vs block: change = network + socket | rankmap vs block-rr: change = network + socket | cross-package MB block / block-rr / rankmap |")
-print("|---|---|---|---|---|---|---|---|")
 def pct(x):
     return f"{100 * x:+.1f}%"
-for prog in order:
-    r = rows[prog]
+for label, rows in tables.items():
+  print()
+  print(f"**{label}**")
+  print()
+  print("| program | T2 block (ms) | T2 block-rr (ms) | T2 rankmap (ms) | socket cost block / block-rr / rankmap | rankmap vs block: change = network + socket | rankmap vs block-rr: change = network + socket | cross-package MB block / block-rr / rankmap |")
+  print("|---|---|---|---|---|---|---|---|")
+  for prog, r in rows.items():
     if any(p not in r for p in ("block", "block-rr", "rankmap")):
         continue
     b, rr, m = r["block"], r["block-rr"], r["rankmap"]
