@@ -126,6 +126,7 @@ int main(int argc, char** argv) {
   if (!machine) die(machine.error().message);
   auto platform = Platform::from_machine(*machine);
   if (!platform) die(platform.error().message);
+  if (!platform->net().as_torus()) die("the mapper benchmark runs on tori (scotch_gmap gets a torusXD target)");
   if (ppn == 0) ppn = platform->node_kinds.max_cores();
   auto profile = synthesize(spec);
   if (!profile) die(profile.error().message);
@@ -188,8 +189,9 @@ int main(int argc, char** argv) {
     }
     std::ofstream tgt(base + ".tgt");
     std::vector<int> sizes;
-    for (int d = 0; d < platform->torus.dims(); ++d)
-      if (platform->torus.size(d) > 1) sizes.push_back(platform->torus.size(d));
+    const Torus& torus = *platform->net().as_torus();
+    for (int d = 0; d < torus.dims(); ++d)
+      if (torus.size(d) > 1) sizes.push_back(torus.size(d));
     tgt << "torusXD " << sizes.size();
     for (int s : sizes) tgt << " " << s;
     tgt << "\n";
@@ -220,7 +222,7 @@ int main(int argc, char** argv) {
     in >> v >> t;
     if (v >= 0 && v < g.vertices) node_of[static_cast<size_t>(v)] = static_cast<int>(t);
   }
-  std::vector<int> load(static_cast<size_t>(platform->torus.nodes()), 0);
+  std::vector<int> load(static_cast<size_t>(platform->net().nodes()), 0);
   int over = 0;
   for (int a : node_of) {
     if (a < 0) die("scotch_gmap left a rank unmapped");
@@ -229,10 +231,10 @@ int main(int argc, char** argv) {
   if (over > 0) {
     auto allocation = make_allocation(*platform, {}, ppn);
     if (!allocation) die(allocation.error().message);
-    detail::enforce_node_capacity(g, platform->torus, *allocation, node_of);
+    detail::enforce_node_capacity(g, platform->net(), *allocation, node_of);
     row.note = "(" + std::to_string(over) + " ranks over capacity moved)";
   }
-  row.m = score(detail::cores_in_rank_order(node_of, platform->torus.nodes()));
+  row.m = score(detail::cores_in_rank_order(node_of, platform->net().nodes()));
   print_row(spec.pattern, "scotch_gmap", row);
   return 0;
 }

@@ -24,8 +24,10 @@
 # RANKMAP_BENCH_BUILD (default <repo>/build-peers), JOBS (default 2).
 set -euo pipefail
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+here=$root/bench/peers
+repo=$root
 build=${RANKMAP_BENCH_BUILD:-$repo/build-peers}
 venv=${RANKMAP_BENCH_VENV:-/opt/rankmap-bench-venv}
 doc=$repo/docs/benchmarks.md
@@ -37,7 +39,7 @@ notes=$here/notes.md
 suite=()
 if [ "${1:-}" = "--networks" ]; then
   shift
-  section_name=peers-networks
+  section_name="peers-networks"
   title="Peer mappers on fat-trees and a dragonfly"
   notes=$here/notes-networks.md
   suite=(--suite networks)
@@ -85,15 +87,16 @@ if [ "${1:-}" != "--doc-only" ]; then
   peers=$( { "$venv/bin/python" -m pip list 2>/dev/null || true; } |
     awk '$1 == "mtkahypar" || $1 == "kahip" { printf "%s%s %s", sep, $1, $2; sep = ", " }')
   scotch=$( { scotch_gmap -V 2>&1 || true; } | sed -n 's/.*version \([0-9.]*\).*/\1/p' | head -1)
-  mapper_state=$(git -C "$repo" status --porcelain -- mapper 2>/dev/null | grep -q . && echo ' + uncommitted mapper/ changes' || true)
+  mapper_state=""
+  if git -C "$repo" status --porcelain -- mapper 2>/dev/null | grep -q .; then mapper_state=' + uncommitted mapper/ changes'; fi
   {
     echo "- Command: \`$command_line\` ($elapsed s wall time, $(date -u +%Y-%m-%d))"
     echo "- Machine: $cpu, $(nproc) cores, $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM (shared with other jobs)"
-    echo "- rankmap: commit \`$(git -C "$repo" rev-parse --short HEAD)\`$mapper_state"
+    echo "- rankmap: commit \`$(short_commit)\`$mapper_state"
     echo "- Peers: Scotch ${scotch:-not installed} (scotch_gmap, amk_grf); ${peers:-Python peers not installed} (venv \`$venv\`)"
   } > "$header"
 fi
-[ -f "$tables" ] && [ -f "$header" ] || { echo "run.sh: no previous run under $out" >&2; exit 1; }
+if [ ! -f "$tables" ] || [ ! -f "$header" ]; then echo "run.sh: no previous run under $out" >&2; exit 1; fi
 
 section=$(mktemp)
 trap 'rm -f "$section"' EXIT
@@ -109,11 +112,5 @@ trap 'rm -f "$section"' EXIT
   cat "$tables"
 } > "$section"
 
-# Replace the section between the markers (bench/replace_doc_section.py:
-# appended when they are absent; other sections are left byte-identical).
-if [ ! -f "$doc" ]; then
-  mkdir -p "$(dirname "$doc")"
-  printf '# Benchmarks\n' > "$doc"
-fi
-python3 "$repo/bench/replace_doc_section.py" "$doc" "$section_name" "$section"
+write_doc_section "$section_name" "$section"
 echo "run.sh: wrote the $section_name section of $doc"

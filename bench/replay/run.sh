@@ -25,34 +25,19 @@
 #   RANKMAP_BUILD_DIR=build-replay bench/replay/run.sh --doc-only   (re-assemble the
 #       section from the last run's results, e.g. after editing discussion.md)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${RANKMAP_BUILD_DIR:-$root/build}" && pwd)"
-out="${RANKMAP_BENCH_OUT:-$build/bench-replay}"
-doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
-mkdir -p "$out"
-rankmap="$build/mapper/rankmap"
-sim="$build/simulation/rankmap-sim"
-for f in "$rankmap" "$sim"; do
-  [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
-done
-command -v smpirun > /dev/null || { echo "run.sh: smpirun not found (SimGrid)" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_bench_dirs build bench-replay
+require_executables "build first" "$rankmap" "$sim"
+require_command smpirun SimGrid
 
 machine=desmos ppn=4 ranks=128 sizes=4x2x2x2
 examples=(cg mg lu adi hydro27 halo3d)
-# The desmos-4 arguments of bench/profiles (class-B-like sizes), and halo3d's test case.
-declare -A args=(
-  [cg]="--na 75000 --iters 25"
-  [mg]="--nx 256 --ny 256 --nz 256 --iters 4"
-  [lu]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [adi]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [hydro27]="--iters 2"
-  [halo3d]="--iters 10"
-)
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-now() { date +%s.%N; }
+# The desmos-4 profiles' arguments (class-B-like sizes), and halo3d's test case.
+declare -A args
+for ex in "${examples[@]}"; do args[$ex]=$(example_args "$ex" $ranks); done
 
-"$rankmap" synth --pattern ring --ranks $ranks -o "$out/placeholder.prof" -q
-"$rankmap" map -q -p "$out/placeholder.prof" -m $machine --ppn $ppn --algorithm block -o "$out/block.map" > /dev/null
+block_mapping $ranks $machine $ppn "$out/block.map"
 "$sim" platform -m $machine -o "$out/platform.xml"
 "$sim" hostfile "$out/block.map" -o "$out/hosts.txt"
 machine_line=$(sed -n 's/^machine //p' "$out/block.map")
@@ -62,7 +47,7 @@ doc_only=""; [ "${1:-}" = --doc-only ] && doc_only=yes
 [ -z "$doc_only" ] && : > "$results" && : > "$checks"
 [ -z "$doc_only" ] || [ -s "$results" ] || { echo "run.sh: no results in $results (run without --doc-only first)" >&2; exit 2; }
 start=$(now)
-commit=$(git -C "$root" rev-parse --short HEAD)  # the code measured: the commit at the start
+commit=$(short_commit)  # the code measured: the commit at the start
 for ex in "${examples[@]}"; do
   [ -n "$doc_only" ] && break
   d="$out/$ex"; rm -rf "$d"; mkdir -p "$d"
@@ -91,7 +76,7 @@ for ex in "${examples[@]}"; do
   direct=$(sed -n 's/^simulated_time=\([^ ]*\).*/\1/p' "$d/direct.log")
   program_bytes=$(sed -n 's/.* total_bytes=\([0-9]*\).*/\1/p' "$d/record.log")
   trace_bytes=$(sed -n 's/^trace [^:]*: .* messages, \([0-9]*\) bytes,.*/\1/p' "$d/replay.out")
-  files_size=$(cat "$d/trace.txt" | xargs du -cb | tail -n 1 | cut -f1)
+  files_size=$(xargs du -cb < "$d/trace.txt" | tail -n 1 | cut -f1)
   actions=$(sed -n 's/^trace [^:]*: [0-9]* ranks, \([0-9]*\) actions.*/\1/p' "$d/replay.out")
   echo "$ex|$direct|$(row "$out/block.map")|$trace_bytes|$program_bytes|$files_size|$actions" >> "$checks"
   chosen=$(sed -n "s/^rankmap: chose '\([^']*\)' by replay.*/\1/p" "$d/map.err")
@@ -121,7 +106,7 @@ if [ -z "$doc_only" ]; then
 fi
 
 if [ -z "$doc_only" ]; then
-  total=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+  total=$(seconds_since "$start")
   echo "$total $commit $(date -u +%Y-%m-%d)" > "$out/run.txt"
 fi
 read -r total commit day < "$out/run.txt"
@@ -189,5 +174,5 @@ section="$out/section.md"
   cat "$root/bench/replay/discussion.md"
 } > "$section"
 
-python3 "$root/bench/replace_doc_section.py" "$doc" replay "$section"
+write_doc_section replay "$section"
 log "wrote the section of $doc ($total s); outputs in $out"

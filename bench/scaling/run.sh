@@ -28,18 +28,12 @@
 # Environment: RANKMAP_BENCH_OUT (default BUILD/bench-scaling), RANKMAP_BENCH_DOC,
 # SCALING_MACHINES (names below, default all), SCALING_PROGRAMS (default: per machine).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${RANKMAP_BUILD_DIR:-$root/build}" && pwd)"
-out="${RANKMAP_BENCH_OUT:-$build/bench-scaling}"
-doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_bench_dirs build bench-scaling
 svg="${RANKMAP_BENCH_SVG:-$root/docs/scaling.svg}"
-mkdir -p "$out"
-rankmap="$build/mapper/rankmap"
-sim="$build/simulation/rankmap-sim"
-for f in "$rankmap" "$sim"; do
-  [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
-done
-command -v smpirun > /dev/null || { echo "run.sh: smpirun not found (SimGrid)" >&2; exit 2; }
+require_executables "build first" "$rankmap" "$sim"
+require_command smpirun SimGrid
 
 # name|machine|ranks per node|ranks|programs
 machines=(
@@ -48,23 +42,20 @@ machines=(
   "8x4x4x2|torus=8x4x4x2 node=package:2,core:4|2|512|halo3d cg"
   "8x4x4x4|torus=8x4x4x4 node=package:2,core:4|2|1024|halo3d cg"
 )
-# Arguments per program and rank count: bench/profiles' NAS-like sizes, with
-# few iterations (a trace's shape does not depend on them, replay time does).
-args_for() {  # PROGRAM RANKS
+# Arguments per program and rank count: the profiles' (bench/profiles/
+# example-args.txt, NAS-like sizes) with few iterations (a trace's shape does
+# not depend on them, replay time does).
+scaling_iters() {  # PROGRAM RANKS
   case "$1:$2" in
-    halo3d:*) echo "--iters 5" ;;
-    cg:128) echo "--na 75000 --iters 10" ;;
-    cg:256) echo "--na 150000 --iters 5" ;;
-    cg:*) echo "--na 150000 --iters 3" ;;
-    lu:128) echo "--nx 102 --ny 102 --nz 102 --iters 1" ;;
-    lu:*) echo "--nx 162 --ny 162 --nz 162 --iters 1" ;;
-    mg:128) echo "--nx 256 --ny 256 --nz 256 --iters 2" ;;
-    mg:*) echo "--nx 512 --ny 512 --nz 512 --iters 2" ;;
+    halo3d:*) echo 5 ;;
+    cg:128) echo 10 ;;
+    cg:256) echo 5 ;;
+    cg:*) echo 3 ;;
+    lu:*) echo 1 ;;
+    mg:*) echo 2 ;;
   esac
 }
 scales=(1 10)
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-now() { date +%s.%N; }
 
 results="$out/results.txt"
 doc_only=""; [ "${1:-}" = --doc-only ] && doc_only=yes
@@ -74,7 +65,7 @@ if [ -z "$doc_only" ]; then
   : > "$results"
   # The code measured: the commit at the start (kept for --doc-only), and
   # whether the tree had changes.
-  commit=$(git -C "$root" rev-parse --short HEAD)
+  commit=$(short_commit)
   git -C "$root" diff --quiet HEAD -- || commit="$commit+changes"
   echo "$commit" > "$out/commit.txt"
   for entry in "${machines[@]}"; do
@@ -82,18 +73,18 @@ if [ -z "$doc_only" ]; then
     if [ -n "${SCALING_MACHINES:-}" ] && [[ " $SCALING_MACHINES " != *" $name "* ]]; then continue; fi
     [ -n "${SCALING_PROGRAMS:-}" ] && programs=$SCALING_PROGRAMS
     m="$out/$name"; mkdir -p "$m"
-    "$rankmap" synth -q --pattern ring --ranks "$ranks" -o "$m/placeholder.prof"
-    "$rankmap" map -q --no-bound -p "$m/placeholder.prof" -m "$machine" --ppn "$ppn" --algorithm block -o "$m/block.map" > /dev/null
+    block_mapping "$ranks" "$machine" "$ppn" "$m/block.map"
     "$sim" platform -m "$machine" -o "$m/platform.xml"
     "$sim" hostfile "$m/block.map" -o "$m/hosts.txt"
-    diameter=$("$build/torus/rankmap-torus" -m "$machine" | sed -n 's/^diameter *\([0-9]*\) hops.*/\1/p')
+    diameter=$("$torus" -m "$machine" | sed -n 's/^diameter *\([0-9]*\) hops.*/\1/p')
     for prog in $programs; do
       d="$m/$prog"; rm -rf "$d"; mkdir -p "$d"
       t0=$(now)
-      # shellcheck disable=SC2046
+      args=$(example_args "$prog" "$ranks" "$(scaling_iters "$prog" "$ranks")")
+      # shellcheck disable=SC2086
       smpirun -trace-ti -trace-file "$d/t1.txt" --cfg=smpi/simulate-computation:yes --cfg=smpi/host-speed:1e9f \
         --log=root.thres:warning -np "$ranks" -platform "$m/platform.xml" -hostfile "$m/hosts.txt" \
-        "$build/examples/smpi/$prog" $(args_for "$prog" "$ranks") < /dev/null > "$d/record.log" 2>&1 ||
+        "$build/examples/smpi/$prog" $args < /dev/null > "$d/record.log" 2>&1 ||
         { cat "$d/record.log" >&2; exit 1; }
       grep -q "check=ok" "$d/record.log" || { echo "run.sh: $prog failed its check on $name" >&2; exit 1; }
       python3 "$root/bench/scaling/scale_compute.py" "$d/t1.txt" 10 "$d/t10.txt"
@@ -106,14 +97,14 @@ if [ -z "$doc_only" ]; then
         row() { awk -v f="$1" '$1 == f && NF == 6' "$d/compare-$k.out"; }
         b=$(row "$m/block.map") r=$(row "$d/rankmap.map")
         # name|machine|ranks|diameter|program|scale|block comm|block app|rankmap comm|rankmap app|model ratio|seconds
-        echo "$name|$machine|$ranks|$diameter|$prog|$k|$(echo "$b" | awk '{ print $2 }')|$(echo "$b" | awk '{ print $4 }')|$(echo "$r" | awk '{ print $2 }')|$(echo "$r" | awk '{ print $4 }')|$model|$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')" >> "$results"
+        echo "$name|$machine|$ranks|$diameter|$prog|$k|$(echo "$b" | awk '{ print $2 }')|$(echo "$b" | awk '{ print $4 }')|$(echo "$r" | awk '{ print $2 }')|$(echo "$r" | awk '{ print $4 }')|$model|$(seconds_since "$t0")" >> "$results"
       done
       log "$name $prog: $(tail -n 2 "$results" | tr '\n' ' ')"
     done
   done
 fi
 commit=$(cat "$out/commit.txt")
-elapsed=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+elapsed=$(seconds_since "$start")
 [ -n "$doc_only" ] && elapsed=$(cat "$out/elapsed.txt") || echo "$elapsed" > "$out/elapsed.txt"
 
 section="$out/section.md"
@@ -227,5 +218,5 @@ open(svg_path, "w").write("\n".join(s) + "\n")
 PY
 discussion="$root/bench/scaling/discussion.md"
 [ -f "$discussion" ] && { echo; cat "$discussion"; } >> "$section"
-python3 "$root/bench/replace_doc_section.py" "$doc" scaling "$section"
+write_doc_section scaling "$section"
 log "wrote the scaling section of $doc and $svg"

@@ -23,19 +23,10 @@
 #   cmake -S . -B build-simbench -G Ninja -DRANKMAP_SMPI_PROFILER=rankmap_commprof_smpi ... && cmake --build build-simbench
 #   RANKMAP_BUILD_DIR=build-simbench bench/simulated/run.sh
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${RANKMAP_BUILD_DIR:-$root/build-simbench}" && pwd)"
-out="${RANKMAP_BENCH_OUT:-$build/bench-simulated}"
-doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
-mkdir -p "$out"
-
-rankmap="$build/mapper/rankmap"
-sim="$build/simulation/rankmap-sim"
-torus="$build/torus/rankmap-torus"
-commprof_run="$build/libcommprof/commprof-run"
-for f in "$rankmap" "$sim" "$torus" "$commprof_run"; do
-  [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
-done
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_bench_dirs build-simbench bench-simulated
+require_executables "build first" "$rankmap" "$sim" "$torus" "$commprof_run"
 
 examples=(stencil2d stencil3d ring sparse alltoall)
 
@@ -44,24 +35,13 @@ examples=(stencil2d stencil3d ring sparse alltoall)
 m128="desmos";                                 ppn128=4
 m1024="torus=8x4x4x4 node=package:2,core:4";   ppn1024=2
 
-# Arguments, chosen so that messages are KiB-sized halos and runs are short.
-declare -A args128=(
-  [stencil2d]="--nx 2048 --ny 2048 --iters 20"              # 16x8 grid: E/W halo 2 KiB, N/S 1 KiB
-  [stencil3d]="--nx 128 --ny 128 --nz 128 --iters 20"       # 8x4x4 grid: x faces 8 KiB, y/z 4 KiB
-  [ring]="--iters 100 --bytes 16384"
-  [sparse]="--iters 20 --bytes 16384 --seed 1"              # 3 partners, <= 16 KiB
-  [alltoall]="--bytes 256 --iters 2"                        # <= 256 B: SMPI simulates it in seconds; 1 KiB did not finish in 60 s
-)
-declare -A args1024=(
-  [stencil2d]="--nx 4096 --ny 4096 --iters 20"              # 32x32 grid: halos 1 KiB each way
-  [stencil3d]="--nx 256 --ny 256 --nz 256 --iters 20"       # 16x8x8 grid: x faces 8 KiB, y/z 4 KiB
-  [ring]="--iters 100 --bytes 16384"
-  [sparse]="--iters 20 --bytes 16384 --seed 1"
-  [alltoall]="--bytes 256 --iters 1"
-)
-
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-now() { date +%s.%N; }
+# Arguments (bench/profiles/example-args.txt): messages are KiB-sized halos
+# and runs are short.
+declare -A args128 args1024
+for ex in "${examples[@]}"; do
+  args128[$ex]=$(example_args "$ex" 128)
+  args1024[$ex]=$(example_args "$ex" 1024)
+done
 
 # p_mpi of a profile: sum of mpi= over sum of wall= over all rank lines.
 p_mpi() { awk '/^rank /{ for (i = 3; i <= NF; i++) { split($i, kv, "="); if (kv[1] == "wall") w += kv[2]; if (kv[1] == "mpi") m += kv[2] } }
@@ -77,18 +57,11 @@ profile_native() {  # ex -> $out/128/ex.prof
   # shellcheck disable=SC2086
   "$commprof_run" --yield -o "$dir/$ex.prof" -- \
     mpiexec.mpich -n 128 "$build/examples/$ex" ${args128[$ex]} > "$dir/$ex.native.log" 2>&1 </dev/null
-  log "native profile $ex (128 ranks): $(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }') s"
+  log "native profile $ex (128 ranks): $(seconds_since "$t0") s"
 }
 
-# Block mapping of `ranks` ranks on a machine, from a placeholder profile (block
-# placement does not depend on the traffic).
-block_template() {  # ranks machine ppn out.map
-  "$rankmap" synth --pattern ring --ranks "$1" -o "$4.prof"
-  "$rankmap" map -q -p "$4.prof" -m "$2" --ppn "$3" --algorithm block -o "$4" > /dev/null
-}
-
-profile_smpi() {  # ex ranks args mapping out.prof
-  local ex=$1 ranks=$2 args=$3 map=$4 prof=$5
+profile_smpi() {  # ex args mapping out.prof
+  local ex=$1 args=$2 map=$3 prof=$4
   rm -f "$prof"
   # shellcheck disable=SC2086
   COMMPROF_OUTPUT="$prof" "$sim" run --mapping "$map" -- "$build/examples/smpi-profiled/$ex" $args \
@@ -110,8 +83,8 @@ bench_one() {  # scale ex prof machine ppn args
   # shellcheck disable=SC2086
   "$sim" run --mapping "$dir/$ex.opt.map" -- "$build/examples/smpi/$ex" $args > "$dir/$ex.sim-opt.log" 2>&1 </dev/null
   tb=$(example_time "$dir/$ex.sim-block.log"); to=$(example_time "$dir/$ex.sim-opt.log")
-  [ -n "$tb" ] && [ -n "$to" ] || { echo "run.sh: simulation of $ex at $scale failed (see $dir)" >&2; exit 1; }
-  local wall; wall=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+  if [ -z "$tb" ] || [ -z "$to" ]; then echo "run.sh: simulation of $ex at $scale failed (see $dir)" >&2; exit 1; fi
+  local wall; wall=$(seconds_since "$t0")
   echo "$scale $ex $tb $to ${chosen:-?} $wall" >> "$results"
   log "$scale $ex: block $tb s, optimized $to s ($wall s to simulate both)"
 }
@@ -119,13 +92,13 @@ bench_one() {  # scale ex prof machine ppn args
 start=$(now)
 # 128 ranks: native profiles, the SMPI cross-check, mappings, simulations.
 mkdir -p "$out/128" "$out/1024"
-block_template 128 "$m128" "$ppn128" "$out/128/template-block.map"
-block_template 1024 "$m1024" "$ppn1024" "$out/1024/template-block.map"
+block_mapping 128 "$m128" "$ppn128" "$out/128/template-block.map"
+block_mapping 1024 "$m1024" "$ppn1024" "$out/1024/template-block.map"
 checks="$out/smpi-check.txt"; : > "$checks"
 for ex in "${examples[@]}"; do
   profile_native "$ex"
   # Same program, same arguments, profiled in simulation: the traffic must match.
-  if profile_smpi "$ex" 128 "${args128[$ex]}" "$out/128/template-block.map" "$out/128/$ex.smpi.prof"; then
+  if profile_smpi "$ex" "${args128[$ex]}" "$out/128/template-block.map" "$out/128/$ex.smpi.prof"; then
     if cmp -s <(grep '^p2p ' "$out/128/$ex.prof") <(grep '^p2p ' "$out/128/$ex.smpi.prof"); then
       echo "$ex identical $(grep -c '^p2p ' "$out/128/$ex.prof")" >> "$checks"
     else
@@ -137,13 +110,9 @@ for ex in "${examples[@]}"; do
   bench_one 128 "$ex" "$out/128/$ex.prof" "$m128" "$ppn128" "${args128[$ex]}"
 done
 # 1,024 ranks: profiles in simulation, then the same.
-declare -A source1024
 for ex in stencil2d stencil3d sparse alltoall; do
-  if profile_smpi "$ex" 1024 "${args1024[$ex]}" "$out/1024/template-block.map" "$out/1024/$ex.prof"; then
-    source1024[$ex]="SMPI"
-  else
-    echo "run.sh: SMPI profile of $ex at 1,024 ranks failed (see $out/1024/$ex.smpi.log)" >&2; exit 1
-  fi
+  profile_smpi "$ex" "${args1024[$ex]}" "$out/1024/template-block.map" "$out/1024/$ex.prof" ||
+    { echo "run.sh: SMPI profile of $ex at 1,024 ranks failed (see $out/1024/$ex.smpi.log)" >&2; exit 1; }
   log "SMPI profile $ex (1024 ranks) done"
 done
 # ring is Fortran: SMPI's Fortran bindings call libsimgrid's MPI_* directly,
@@ -151,11 +120,13 @@ done
 # the example's message count and size per pair; the synthetic ring also has
 # the reverse direction (r+1 -> r), which doubles every edge of the mapper's
 # undirected graph uniformly.
-ring_iters=$(set -- ${args1024[ring]}; while [ $# -gt 0 ]; do [ "$1" = --iters ] && echo "$2"; shift; done)
-ring_bytes=$(set -- ${args1024[ring]}; while [ $# -gt 0 ]; do [ "$1" = --bytes ] && echo "$2"; shift; done)
+option_value() {  # OPTION ARGS: the value after OPTION in ARGS
+  awk -v o="$1" '{ for (i = 1; i < NF; i++) if ($i == o) print $(i + 1) }' <<< "$2"
+}
+ring_iters=$(option_value --iters "${args1024[ring]}")
+ring_bytes=$(option_value --bytes "${args1024[ring]}")
 "$rankmap" synth --pattern ring --ranks 1024 --messages "$ring_iters" --bytes $((ring_iters * ring_bytes)) \
   -o "$out/1024/ring.prof" 2> /dev/null
-source1024[ring]="synthetic"
 for ex in stencil2d stencil3d ring sparse alltoall; do
   bench_one 1024 "$ex" "$out/1024/$ex.prof" "$m1024" "$ppn1024" "${args1024[$ex]}"
 done
@@ -166,7 +137,7 @@ for ex in "${examples[@]}"; do
   pnative[$ex]=$(p_mpi "$out/128/$ex.prof")
   [ -s "$out/128/$ex.smpi.prof" ] && psim[$ex]=$(p_mpi "$out/128/$ex.smpi.prof")
 done
-total=$(awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.0f", b - a }')
+total=$(seconds_since "$start")
 
 # ---- 5. the doc section --------------------------------------------------------
 section="$out/section.md"
@@ -174,7 +145,7 @@ section="$out/section.md"
   echo "## Simulated speedups of the optimized mapping"
   echo
   echo "Written by \`bench/simulated/run.sh\` (issue 6; $(date -u +%Y-%m-%d), commit"
-  echo "\`$(git -C "$root" rev-parse --short HEAD)\`, $total s on a shared 2-core machine). Everything below is"
+  echo "\`$(short_commit)\`, $total s on a shared 2-core machine). Everything below is"
   echo "regenerated by that script; numbers are not edited by hand."
   echo
   echo "- **Machines.** 128 ranks: \`$m128\` = \`$("$torus" --canonical -m "$m128")\`, \`--ppn $ppn128\` (32 nodes, all used)."
@@ -226,5 +197,5 @@ section="$out/section.md"
   cat "$root/bench/simulated/discussion.md"
 } > "$section"
 
-python3 "$root/bench/replace_doc_section.py" "$doc" simulated "$section"
+write_doc_section simulated "$section"
 log "wrote the section of $doc ($total s); outputs in $out"

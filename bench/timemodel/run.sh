@@ -25,17 +25,10 @@
 # TIMEMODEL_PROGRAMS (default "mg lu cg adi hydro27 stencil2d stencil3d sparse").
 # Writes the section between <!-- timemodel:begin --> and <!-- timemodel:end -->.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${RANKMAP_BUILD_DIR:-$root/build-timemodel}" && pwd)"
-out="${RANKMAP_BENCH_OUT:-$build/bench-timemodel}"
-doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
-mkdir -p "$out"
-
-rankmap="$build/mapper/rankmap"
-sim="$build/simulation/rankmap-sim"
-for f in "$rankmap" "$sim"; do
-  [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
-done
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_bench_dirs build-timemodel bench-timemodel
+require_executables "build first" "$rankmap" "$sim"
 
 # Machine groups: name (bench/profiles/NAME/), machine, ranks per node, the
 # torus sizes for stock Scotch, programs. Both at 128 ranks (NAS class B sizes).
@@ -45,20 +38,11 @@ groups=(
 )
 [ -n "${TIMEMODEL_PROGRAMS:-}" ] && groups=("desmos-4|desmos|4|4x2x2x2|$TIMEMODEL_PROGRAMS")
 algorithms=(block round-robin random scotch paper rankmap)
-# The arguments the profiles were recorded with (bench/profiles/README.md).
-declare -A args=(
-  [cg]="--na 75000 --iters 25"
-  [mg]="--nx 256 --ny 256 --nz 256 --iters 4"
-  [lu]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [adi]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [hydro27]="--iters 2"
-  [stencil2d]="--nx 2048 --ny 2048 --iters 20"
-  [stencil3d]="--nx 128 --ny 128 --nz 128 --iters 20"
-  [sparse]="--iters 20 --bytes 16384 --seed 1"
-)
-
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
-now() { date +%s.%N; }
+# The arguments the profiles were recorded with: both groups are at 128 ranks.
+declare -A args
+for g in "${groups[@]}"; do
+  for ex in ${g##*|}; do args[$ex]=$(example_args "$ex" 128); done
+done
 
 results="$out/results.txt"   # group program placement old_model new_model simulated
 # One results line: the two models from the evaluate JSON, SimGrid's time from the log.
@@ -75,12 +59,14 @@ doc_only="" rescore=""
 if [ -z "$doc_only" ]; then
   : > "$results"
   start=$(now)
-  git -C "$root" rev-parse --short HEAD > "$out/commit"
+  short_commit > "$out/commit"
   for g in "${groups[@]}"; do
     IFS='|' read -r group machine ppn sizes progs <<< "$g"
     for ex in $progs; do
       prof="$root/bench/profiles/$group/$ex.prof"
-      [ -f "$prof" ] && [ -x "$build/examples/smpi/$ex" ] || { echo "run.sh: no profile or SMPI build for $group/$ex" >&2; exit 2; }
+      if [ ! -f "$prof" ] || [ ! -x "$build/examples/smpi/$ex" ]; then
+        echo "run.sh: no profile or SMPI build for $group/$ex" >&2; exit 2
+      fi
       d="$out/$group/$ex"
       if [ -n "$rescore" ]; then
         maps=()
@@ -117,7 +103,7 @@ if [ -z "$doc_only" ]; then
     done
   done
   if [ -z "$rescore" ]; then
-    awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.0f\n", b - a }' > "$out/seconds"
+    seconds_since "$start" > "$out/seconds"
     cp "$out/commit" "$out/sim-commit"
   fi
 fi
@@ -239,5 +225,5 @@ print("old model mean %.0f%%, max %.0f%%; new model mean %.0f%%, max %.0f%%." % 
 EOF
 { echo; cat "$root/bench/timemodel/discussion.md"; } >> "$section"
 
-python3 "$root/bench/replace_doc_section.py" "$doc" timemodel "$section"
+write_doc_section timemodel "$section"
 log "wrote the section of $doc; outputs in $out"

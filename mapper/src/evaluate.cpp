@@ -15,21 +15,11 @@ std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector
 }
 
 Result<Platform> Platform::from_machine(const Machine& machine) {
-  if (!machine.network_word.empty()) {
-    auto network = machine.network();
-    if (!network) return network.error();
-    auto node = machine.node_kinds();
-    if (!node) return node.error();
-    // `torus` is then a one-node stand-in that only pre-Network code reads.
-    auto stand_in = Torus::create({1}, {false}, {1}, machine.bw);
-    if (!stand_in) return stand_in.error();
-    return Platform{std::move(*stand_in), std::move(*node), machine.latency(), std::move(*network), machine.intra_node};
-  }
-  auto torus = machine.torus();
-  if (!torus) return torus.error();
+  auto network = machine.network();
+  if (!network) return network.error();
   auto node = machine.node_kinds();
   if (!node) return node.error();
-  return Platform{std::move(*torus), std::move(*node), machine.latency(), nullptr, machine.intra_node};
+  return Platform{std::move(*network), std::move(*node), machine.latency(), machine.intra_node};
 }
 
 namespace {

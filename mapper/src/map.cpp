@@ -60,7 +60,7 @@ Result<std::vector<int>> parse_node_list(const std::string& list, const Machine&
   std::vector<int> out;
   std::vector<char> seen(static_cast<size_t>(nn), 0);
   auto add = [&](int a, const std::string& word) -> Status {
-    if (a < 0 || a >= nn) return make_error("--nodes: node " + word + " outside the torus (0.." + std::to_string(nn - 1) + ")");
+    if (a < 0 || a >= nn) return make_error("--nodes: node " + word + " outside the machine (0.." + std::to_string(nn - 1) + ")");
     if (seen[a]) return make_error("--nodes: node " + word + " listed twice");
     seen[a] = 1;
     out.push_back(a);

@@ -278,7 +278,7 @@ int run_map(const Common& o) {
   std::vector<simulation::ReplayCandidate> extra;
   for (const std::string& path : o.candidates) {
     Mapping m = take(read_mapping(path), path);
-    if (m.machine.sizes != machine.sizes) fail(path + ": mapping is for another torus than --machine");
+    if (!m.machine.same_network(machine)) fail(path + ": mapping is for another network than --machine");
     if (m.ranks() != traffic.ranks)
       fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the profile " + o.profile + " has " +
            std::to_string(traffic.ranks));

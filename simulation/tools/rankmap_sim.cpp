@@ -53,7 +53,7 @@ int run_replay(const std::string& trace_path, const std::string& machine_spec, c
   std::vector<Mapping> mappings;
   for (const std::string& path : mapping_paths) {
     Mapping m = cli::take(read_mapping(path), path);
-    if (m.machine.sizes != machine.sizes) fail(path + ": mapping is for another torus than --machine");
+    if (!m.machine.same_network(machine)) fail(path + ": mapping is for another network than --machine");
     if (m.ranks() != trace.ranks())
       fail(path + ": places " + std::to_string(m.ranks()) + " ranks but the trace " + trace_path + " has " +
            std::to_string(trace.ranks()));
@@ -130,7 +130,7 @@ int run_compare(const CompareArgs& a, sim::ReplayOptions options) {
     Mapping m = cli::take(read_mapping(path), path);
     if (!placements.empty()) {
       const Mapping& first = placements.front().second;
-      if (m.machine.sizes != first.machine.sizes) fail(path + ": mapping is for another torus than " + a.mappings.front());
+      if (!m.machine.same_network(first.machine)) fail(path + ": mapping is for another network than " + a.mappings.front());
       if (m.ranks() != first.ranks())
         fail(path + ": places " + std::to_string(m.ranks()) + " ranks but " + a.mappings.front() + " places " +
              std::to_string(first.ranks()));
@@ -337,7 +337,7 @@ int sim_main(int argc, char** argv) {
     if (!routes_for.empty()) {
       auto mapping = read_mapping(routes_for);
       if (!mapping) return fail(mapping.error().message);
-      if (mapping->machine.sizes != machine->sizes) return fail(routes_for + ": mapping is for another torus");
+      if (!mapping->machine.same_network(*machine)) return fail(routes_for + ": mapping is for another network");
       options.route_nodes = sim::used_nodes(*mapping);
       inputs.push_back(routes_for);
     }

@@ -161,13 +161,13 @@ TEST_CASE("algorithms: a ring is embedded along a Hamiltonian cycle of the nodes
   for (const char* machine : {"desmos", "torus=8x8 node=package:2,core:4"}) {
     INFO(machine);
     const Platform pf = platform_of(machine);
-    const int ranks = 4 * pf.torus.nodes();
+    const int ranks = 4 * pf.net().nodes();
     const Traffic t = synth_traffic("ring", ranks);
     const double pair_bytes = t.flows.front().bytes;
     const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 4), 4);
     CHECK(m.max_dilation == 1);
-    CHECK(m.hop_bytes == Approx(2.0 * pf.torus.nodes() * pair_bytes).epsilon(1e-12));
-    CHECK(m.max_link_relative == Approx(pair_bytes / pf.torus.link_bw()).epsilon(1e-12));
+    CHECK(m.hop_bytes == Approx(2.0 * pf.net().nodes() * pair_bytes).epsilon(1e-12));
+    CHECK(m.max_link_relative == Approx(pair_bytes / test::torus_of(pf).link_bw()).epsilon(1e-12));
   }
 }
 
@@ -183,7 +183,7 @@ TEST_CASE("algorithms: a 2D stencil shaped like the 2D torus, 4 ranks per node, 
   const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 4), 4);
   CHECK(m.max_dilation == 1);
   CHECK(m.hop_bytes == Approx(512 * pair_bytes).epsilon(1e-12));
-  CHECK(m.max_link_relative == Approx(2 * pair_bytes / pf.torus.link_bw()).epsilon(1e-12));
+  CHECK(m.max_link_relative == Approx(2 * pair_bytes / test::torus_of(pf).link_bw()).epsilon(1e-12));
   // The triangle-free lower bound (a node keeps at most 4 of the edges of its
   // 4 ranks) is met exactly: the mapping is optimal and the bound tight.
   CHECK(m.lower_bound_weighted == Approx(m.weighted_cost).epsilon(1e-12));

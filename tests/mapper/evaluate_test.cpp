@@ -26,7 +26,7 @@ Traffic traffic_of(int ranks, std::vector<Flow> flows) {
 // nodes with at most ppn per node (a base-`nodes` counter), scored by the
 // evaluator. Returns {hop-bytes, bandwidth-weighted cost}.
 std::pair<double, double> brute_force_optimum(const Traffic& t, const Platform& pf, int ppn) {
-  const int nodes = pf.torus.nodes();
+  const int nodes = pf.net().nodes();
   double best_hb = 1e300, best_w = 1e300;
   std::vector<int> node_of(static_cast<size_t>(t.ranks), 0);
   for (;;) {
@@ -274,7 +274,7 @@ TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
       best_hb = std::min(best_hb, m->hop_bytes);
       best_w = std::min(best_w, m->weighted_cost);
     } while (std::next_permutation(perm.begin(), perm.end()));
-    const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {});
+    const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.net(), 1, {});
     CHECK(lb.hop_bytes <= best_hb + 1e-9);
     CHECK(lb.weighted <= best_w + 1e-9);
     CHECK(lb.hop_bytes > 0);
@@ -312,12 +312,12 @@ TEST_CASE("lower bound: the component bound covers partners that fit on one node
   // bound: 20). The densest group of 4 is a path (3 edges, 60 B, 15 per
   // rank): nodes keep at most 8 x 15 = 120 of the 160 B, so 40 leave, which
   // the optimum (two neighbouring nodes, two cut edges) meets.
-  CHECK(cost_lower_bound(g, pf.torus, 4, {}).hop_bytes == 40);
+  CHECK(cost_lower_bound(g, pf.net(), 4, {}).hop_bytes == 40);
   // ppn 2: the per-rank bound (one partner on-node, one a hop away: 8 x 20 / 2)
   // beats the component bound (3 edges).
-  CHECK(cost_lower_bound(g, pf.torus, 2, {}).hop_bytes == 80);
+  CHECK(cost_lower_bound(g, pf.net(), 2, {}).hop_bytes == 80);
   // A single node holds everything: no bound from either side.
-  CHECK(cost_lower_bound(g, pf.torus, 8, {}).hop_bytes == 0);
+  CHECK(cost_lower_bound(g, pf.net(), 8, {}).hop_bytes == 0);
 }
 
 TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") {
@@ -325,9 +325,9 @@ TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") 
   // 3 hops away, so a pair split across nodes costs at least 3 hops.
   const Platform pf = platform_of("torus=4 wrap=0 node=core:1");
   const Traffic t = traffic_of(2, {{0, 1, 1, 10}});
-  const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {0, 3});
+  const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.net(), 1, {0, 3});
   CHECK(lb.hop_bytes == 30);
-  const LowerBound all = cost_lower_bound(build_comm_graph(t, 0), pf.torus, 1, {});
+  const LowerBound all = cost_lower_bound(build_comm_graph(t, 0), pf.net(), 1, {});
   CHECK(all.hop_bytes == 10);
 }
 
@@ -351,7 +351,7 @@ TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand
         }
       const Traffic t = traffic_of(8, flows);
       const auto [best_hb, best_w] = brute_force_optimum(t, pf, mc.ppn);
-      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
+      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.net(), mc.ppn, {});
       INFO(mc.line << " seed " << seed);
       CHECK(lb.hop_bytes <= best_hb + 1e-9);
       CHECK(lb.weighted <= best_w + 1e-9);
@@ -367,7 +367,7 @@ TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand
     cyc.push_back({(r + 1) % 4, r, 1, 10});
   }
   std::sort(cyc.begin(), cyc.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
-  CHECK(cost_lower_bound(build_comm_graph(traffic_of(4, cyc), 0), two.torus, 2, {}).hop_bytes == 40);
+  CHECK(cost_lower_bound(build_comm_graph(traffic_of(4, cyc), 0), two.net(), 2, {}).hop_bytes == 40);
 }
 
 TEST_CASE("lower bound: the densest-groups bound, against brute force and by hand") {
@@ -391,7 +391,7 @@ TEST_CASE("lower bound: the densest-groups bound, against brute force and by han
         }
       const Traffic t = traffic_of(8, flows);
       const auto [best_hb, best_w] = brute_force_optimum(t, pf, mc.ppn);
-      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.torus, mc.ppn, {});
+      const LowerBound lb = cost_lower_bound(build_comm_graph(t, 0), pf.net(), mc.ppn, {});
       INFO(mc.line << " seed " << seed << " bound " << lb.hop_bytes << " optimum " << best_hb);
       CHECK(lb.hop_bytes <= best_hb * (1 + 1e-12));
       CHECK(lb.weighted <= best_w * (1 + 1e-12));
@@ -416,5 +416,5 @@ TEST_CASE("lower bound: the densest-groups bound, against brute force and by han
     }
   std::sort(grid.begin(), grid.end(), [](auto& a, auto& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
   // Optimum: each x ring on its own node; the 4 y edges (2 B each) cross one hop: 8.
-  CHECK(cost_lower_bound(build_comm_graph(traffic_of(8, grid), 0), two.torus, 4, {}).hop_bytes == 8);
+  CHECK(cost_lower_bound(build_comm_graph(traffic_of(8, grid), 0), two.net(), 4, {}).hop_bytes == 8);
 }

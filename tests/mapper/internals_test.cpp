@@ -87,12 +87,12 @@ TEST_CASE("internals: the bisection fills nodes exactly, on full and partial all
   for (int n : {1, 7, 48, 96}) {
     const CommGraph g = n < 8 ? synth_graph("ring", n, 0, 1) : random_graph(n, 3, 3);
     REQUIRE(g.vertices == n);
-    const auto node_of = detail::recursive_bisection_map(g, pf.torus, uniform(pf.torus, iota_nodes(24), 4), 1);
+    const auto node_of = detail::recursive_bisection_map(g, pf.net(), uniform(pf.net(), iota_nodes(24), 4), 1);
     CHECK(max_load(node_of, 24) <= 4);
   }
   const CommGraph g = random_graph(30, 4, 2);
   const std::vector<int> nodes = {23, 5, 9, 0, 17, 12, 3, 8};
-  const auto node_of = detail::recursive_bisection_map(g, pf.torus, uniform(pf.torus, nodes, 4), 1);
+  const auto node_of = detail::recursive_bisection_map(g, pf.net(), uniform(pf.net(), nodes, 4), 1);
   CHECK(max_load(node_of, 24) <= 4);
   for (int a : node_of) CHECK(std::find(nodes.begin(), nodes.end(), a) != nodes.end());
 }
@@ -102,16 +102,16 @@ TEST_CASE("internals: Scotch on tori its torusXD cannot describe falls back to a
   const Platform pf = platform_of("torus=2x2x2x2x2x3 node=core:2");
   const CommGraph g = random_graph(150, 4, 5);
   std::vector<std::string> notes;
-  auto node_of = detail::scotch_map(g, pf.torus, iota_nodes(96), false, false, 1, notes);
+  auto node_of = detail::scotch_map(g, pf.net(), iota_nodes(96), false, false, 1, notes);
   REQUIRE(node_of.ok());
   REQUIRE(notes.size() == 1);
   CHECK_THAT(notes[0], Catch::Contains("at most 5 dimensions"));
-  detail::enforce_node_capacity(g, pf.torus, uniform(pf.torus, iota_nodes(96), 2), *node_of);
+  detail::enforce_node_capacity(g, pf.net(), uniform(pf.net(), iota_nodes(96), 2), *node_of);
   CHECK(max_load(*node_of, 96) <= 2);
   // Mixed wrap (a ring and a chain) also goes through the graph target.
   const Platform mixed = platform_of("torus=4x3 wrap=1x0 node=core:2");
   notes.clear();
-  auto m = detail::scotch_map(random_graph(20, 3, 1), mixed.torus, iota_nodes(12), false, false, 1, notes);
+  auto m = detail::scotch_map(random_graph(20, 3, 1), mixed.net(), iota_nodes(12), false, false, 1, notes);
   REQUIRE(m.ok());
   CHECK(notes.size() == 1);
 }
@@ -122,9 +122,9 @@ TEST_CASE("internals: the local search never raises the cost and keeps capacitie
   std::vector<int> node_of(60);
   for (int r = 0; r < 60; ++r) node_of[r] = (r * 7) % 16;  // <= 4 per node
   REQUIRE(max_load(node_of, 16) <= 4);
-  const double before = detail::weighted_cost(g, pf.torus, node_of);
-  detail::refine(g, pf.torus, uniform(pf.torus, iota_nodes(16), 4), node_of, 4);
-  const double after = detail::weighted_cost(g, pf.torus, node_of);
+  const double before = detail::weighted_cost(g, pf.net(), node_of);
+  detail::refine(g, pf.net(), uniform(pf.net(), iota_nodes(16), 4), node_of, 4);
+  const double after = detail::weighted_cost(g, pf.net(), node_of);
   CHECK(after <= before);
   CHECK(after < before);  // a scrambled start always leaves something to gain
   CHECK(max_load(node_of, 16) <= 4);
@@ -134,19 +134,19 @@ TEST_CASE("internals: the snake walk steps to a neighbour every time, most-linke
   // An odd size and a doubled dimension: the walk still never jumps, and the
   // doubled dimension 2 is the one that changes at every other step.
   const Platform pf = platform_of("torus=3x4x2 links=1x1x2 node=core:1");
-  const std::vector<int> walk = detail::snake_order(pf.torus, iota_nodes(pf.torus.nodes()));
+  const std::vector<int> walk = detail::snake_order(test::torus_of(pf), iota_nodes(test::torus_of(pf).nodes()));
   REQUIRE(walk.size() == 24);
   std::vector<int> sorted = walk;
   std::sort(sorted.begin(), sorted.end());
   CHECK(sorted == iota_nodes(24));
   int steps_in_dim2 = 0;
   for (size_t i = 1; i < walk.size(); ++i) {
-    CHECK(pf.torus.hops(walk[i - 1], walk[i]) == 1);
-    if (pf.torus.coord(walk[i - 1], 2) != pf.torus.coord(walk[i], 2)) ++steps_in_dim2;
+    CHECK(pf.net().hops(walk[i - 1], walk[i]) == 1);
+    if (test::torus_of(pf).coord(walk[i - 1], 2) != test::torus_of(pf).coord(walk[i], 2)) ++steps_in_dim2;
   }
   CHECK(steps_in_dim2 == 12);  // 12 pairs of nodes along dimension 2
   // A subset keeps the walk's order.
-  const std::vector<int> part = detail::snake_order(pf.torus, {walk[5], walk[1], walk[3]});
+  const std::vector<int> part = detail::snake_order(test::torus_of(pf), {walk[5], walk[1], walk[3]});
   CHECK(part == std::vector<int>{walk[1], walk[3], walk[5]});
 }
 
@@ -184,12 +184,12 @@ TEST_CASE("internals: link relief lowers the max link load within its cost budge
   REQUIRE(t.ok());
   std::vector<int> start(60);
   for (int r = 0; r < 60; ++r) start[r] = (r * 7) % 16;
-  const detail::NetworkScore before = detail::network_score(*t, pf.torus, start);
+  const detail::NetworkScore before = detail::network_score(*t, pf.net(), start);
   for (double share : {0.0, 0.05}) {
     INFO("budget share " << share);
     std::vector<int> node_of = start;
-    detail::relieve_links(*t, pf.torus, uniform(pf.torus, iota_nodes(16), 4), node_of, 64, share * before.weighted_cost);
-    const detail::NetworkScore after = detail::network_score(*t, pf.torus, node_of);
+    detail::relieve_links(*t, pf.net(), uniform(pf.net(), iota_nodes(16), 4), node_of, 64, share * before.weighted_cost);
+    const detail::NetworkScore after = detail::network_score(*t, pf.net(), node_of);
     CHECK(after.weighted_cost <= before.weighted_cost * (1 + share) * (1 + 1e-9));
     CHECK(after.max_link_relative <= before.max_link_relative * (1 + 1e-9));
     // Whole node contents move: every node keeps its number of ranks.
@@ -223,7 +223,7 @@ TEST_CASE("internals: matching with ties to the highest index merges along the s
 
 TEST_CASE("internals: the iterated local search never loses, keeps the capacity, is deterministic") {
   const Platform pf = platform_of("torus=4x4 node=package:1,core:4");
-  const Torus& torus = pf.torus;
+  const Torus& torus = test::torus_of(pf);
   const auto nodes = iota_nodes(16);
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const CommGraph g = random_graph(60, 5, seed);
@@ -256,11 +256,11 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
   std::vector<int> start(64);
   for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;  // a fixed scramble
   auto descent = start, kicked = start;
-  detail::refine(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), descent, 4);
-  detail::iterated_search(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), kicked, 20'000'000, 1);
+  detail::refine(g, pf.net(), uniform(pf.net(), iota_nodes(64), 1), descent, 4);
+  detail::iterated_search(g, pf.net(), uniform(pf.net(), iota_nodes(64), 1), kicked, 20'000'000, 1);
   const double optimum = 2.0 * static_cast<double>(g.edges());
-  CHECK(detail::weighted_cost(g, pf.torus, kicked) >= optimum);
-  CHECK(detail::weighted_cost(g, pf.torus, kicked) < detail::weighted_cost(g, pf.torus, descent));
+  CHECK(detail::weighted_cost(g, pf.net(), kicked) >= optimum);
+  CHECK(detail::weighted_cost(g, pf.net(), kicked) < detail::weighted_cost(g, pf.net(), descent));
 }
 
 TEST_CASE("internals: the iterated local search ends when no rank can be kicked anywhere") {
@@ -273,7 +273,7 @@ TEST_CASE("internals: the iterated local search ends when no rank can be kicked 
   t.flows = flows;
   const CommGraph g = build_comm_graph(t, 0);
   std::vector<int> node_of = {0, 0, 4, 4};
-  detail::iterated_search(g, pf.torus, uniform(pf.torus, {0, 4}, 2), node_of, 10'000, 1);
+  detail::iterated_search(g, pf.net(), uniform(pf.net(), {0, 4}, 2), node_of, 10'000, 1);
   CHECK(node_of == std::vector<int>{0, 0, 4, 4});
 }
 
@@ -331,11 +331,11 @@ TEST_CASE("internals: Cartesian groupings tile a triangular lattice with 2x2 blo
   // (1 edge): 64 x (3 + 3 + 2) = 512 hops, against 448 cut edges.
   const Platform pf = platform_of("torus=8x8 node=core:4");
   const CommGraph q = detail::contract(g, found[0].part, 64);
-  const std::vector<int> block_node = detail::embed_block_grid(q, found[0].grids[0], pf.torus, iota_nodes(64));
+  const std::vector<int> block_node = detail::embed_block_grid(q, found[0].grids[0], test::torus_of(pf), iota_nodes(64));
   REQUIRE(block_node.size() == 64);
   std::vector<int> node_of(256);
   for (int r = 0; r < 256; ++r) node_of[r] = block_node[found[0].part[r]];
-  CHECK(detail::weighted_cost(g, pf.torus, node_of) == 512);
+  CHECK(detail::weighted_cost(g, pf.net(), node_of) == 512);
   // No grouping when ppn does not divide the ranks; a work limit below one
   // grouping's visits gives none.
   CHECK(detail::cartesian_groupings(g, 3, 3, 1'000'000).empty());
@@ -347,30 +347,30 @@ TEST_CASE("internals: a block grid folds onto torus dimensions whose sizes multi
   // other walked across the 2x2 (a 4-cycle), so every grid edge is one hop.
   const Platform pf = platform_of("torus=4x2x2 node=core:1");
   const CommGraph grid = periodic_grid(4, 4, {{0, 1}, {1, 0}});
-  const std::vector<int> node_of = detail::embed_block_grid(grid, {4, 4}, pf.torus, iota_nodes(16));
+  const std::vector<int> node_of = detail::embed_block_grid(grid, {4, 4}, test::torus_of(pf), iota_nodes(16));
   REQUIRE(node_of.size() == 16);
   std::vector<int> sorted = node_of;
   std::sort(sorted.begin(), sorted.end());
   CHECK(sorted == iota_nodes(16));
   for (int u = 0; u < 16; ++u)
-    for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e) CHECK(pf.torus.hops(node_of[u], node_of[grid.adjncy[e]]) == 1);
+    for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e) CHECK(pf.net().hops(node_of[u], node_of[grid.adjncy[e]]) == 1);
   // A ring of 16 walks the whole torus, closing with a wrap-around hop.
   std::vector<std::pair<int, int>> ring;
   for (int i = 0; i < 16; ++i) ring.push_back({i, (i + 1) % 16});
   const CommGraph cycle = graph_of_edges(16, ring);
-  const std::vector<int> walk = detail::embed_block_grid(cycle, {16}, pf.torus, iota_nodes(16));
+  const std::vector<int> walk = detail::embed_block_grid(cycle, {16}, test::torus_of(pf), iota_nodes(16));
   REQUIRE(walk.size() == 16);
-  for (int i = 0; i < 16; ++i) CHECK(pf.torus.hops(walk[i], walk[(i + 1) % 16]) == 1);
+  for (int i = 0; i < 16; ++i) CHECK(pf.net().hops(walk[i], walk[(i + 1) % 16]) == 1);
   // Sizes that do not multiply out, or a partial allocation: no folding.
-  CHECK(detail::embed_block_grid(grid, {2, 8}, platform_of("torus=4x4 node=core:1").torus, iota_nodes(16)).empty());
-  CHECK(detail::embed_block_grid(grid, {4, 4}, pf.torus, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
+  CHECK(detail::embed_block_grid(grid, {2, 8}, test::torus_of(platform_of("torus=4x4 node=core:1")), iota_nodes(16)).empty());
+  CHECK(detail::embed_block_grid(grid, {4, 4}, test::torus_of(pf), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
 }
 
 TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetries that keep the allocation") {
   // A placement of 20 ranks on a 5x4 torus and its image under "x -> 4 - x
   // (reflection), then +2 along x and +1 along y": aligned back exactly.
   const Platform pf = platform_of("torus=5x4 node=core:1");
-  const Torus& t = pf.torus;
+  const Torus& t = test::torus_of(pf);
   std::vector<int> a(20);
   for (int r = 0; r < 20; ++r) a[r] = (r * 7 + 3) % 20;
   auto image = [&](int node) {
@@ -387,9 +387,9 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
   std::vector<int> c(16), d(16);
   for (int r = 0; r < 16; ++r) {
     c[r] = (r * 5 + 1) % 16;
-    d[r] = sq.torus.node_at({sq.torus.coord(c[r], 1), sq.torus.coord(c[r], 0)});
+    d[r] = test::torus_of(sq).node_at({test::torus_of(sq).coord(c[r], 1), test::torus_of(sq).coord(c[r], 0)});
   }
-  CHECK(detail::align_by_symmetry(sq.torus, uniform(sq.torus, iota_nodes(16), 1), c, d, work) == c);
+  CHECK(detail::align_by_symmetry(test::torus_of(sq), uniform(test::torus_of(sq), iota_nodes(16), 1), c, d, work) == c);
   CHECK(work > 0);
   // Allocated nodes 0-9 (the first two rows of 5x4): a shift along y would
   // leave them, so the best allowed symmetry maps the rows onto themselves.
@@ -405,13 +405,13 @@ TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetrie
   const Platform mesh = platform_of("torus=3x2 wrap=0x0 node=core:1");
   const std::vector<int> g = {0, 1, 2, 3, 4, 5};
   std::vector<int> h(6);
-  for (int r = 0; r < 6; ++r) h[r] = mesh.torus.node_at({2 - mesh.torus.coord(r, 0), 1 - mesh.torus.coord(r, 1)});
-  CHECK(detail::align_by_symmetry(mesh.torus, uniform(mesh.torus, iota_nodes(6), 1), g, h, work) == g);
+  for (int r = 0; r < 6; ++r) h[r] = test::torus_of(mesh).node_at({2 - test::torus_of(mesh).coord(r, 0), 1 - test::torus_of(mesh).coord(r, 1)});
+  CHECK(detail::align_by_symmetry(test::torus_of(mesh), uniform(test::torus_of(mesh), iota_nodes(6), 1), g, h, work) == g);
 }
 
 TEST_CASE("internals: recombination never loses to its best parent, keeps capacities, is deterministic") {
   const Platform pf = platform_of("torus=4x4 node=package:1,core:4");
-  const Torus& torus = pf.torus;
+  const Torus& torus = test::torus_of(pf);
   const auto nodes = iota_nodes(16);
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const CommGraph g = random_graph(60, 5, seed);
@@ -445,15 +445,15 @@ TEST_CASE("internals: recombining searches of a scrambled stencil gets closer to
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     std::vector<int> start(64);
     for (int r = 0; r < 64; ++r) start[r] = (r * 37 + 11) % 64;
-    detail::iterated_search(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), start, 2'000'000, seed);
-    best_parent = std::min(best_parent, detail::weighted_cost(g, pf.torus, start));
+    detail::iterated_search(g, pf.net(), uniform(pf.net(), iota_nodes(64), 1), start, 2'000'000, seed);
+    best_parent = std::min(best_parent, detail::weighted_cost(g, pf.net(), start));
     parents.push_back(start);
   }
-  const auto child = detail::recombine(g, pf.torus, uniform(pf.torus, iota_nodes(64), 1), parents, 2'000'000, 1);
+  const auto child = detail::recombine(g, test::torus_of(pf), uniform(test::torus_of(pf), iota_nodes(64), 1), parents, 2'000'000, 1);
   const double optimum = 2.0 * static_cast<double>(g.edges());
-  INFO("best parent " << best_parent << ", recombined " << detail::weighted_cost(g, pf.torus, child));
-  CHECK(detail::weighted_cost(g, pf.torus, child) >= optimum);
-  CHECK(detail::weighted_cost(g, pf.torus, child) < best_parent);
+  INFO("best parent " << best_parent << ", recombined " << detail::weighted_cost(g, pf.net(), child));
+  CHECK(detail::weighted_cost(g, pf.net(), child) >= optimum);
+  CHECK(detail::weighted_cost(g, pf.net(), child) < best_parent);
 }
 
 TEST_CASE("cores: a node that is not full fills one package (compact) or every package alike (spread)") {

@@ -19,4 +19,11 @@ inline Platform platform_of(const std::string& line) {
   return std::move(*p);
 }
 
+// The platform's torus, for tests of torus-only steps and geometry.
+inline const Torus& torus_of(const Platform& platform) {
+  const Torus* torus = platform.net().as_torus();
+  REQUIRE(torus != nullptr);
+  return *torus;
+}
+
 }  // namespace rankmap::test

@@ -250,3 +250,16 @@ TEST_CASE("mixed nodes: bad nodes= words are refused naming the word") {
   for (int i = 0; i < 70; ++i) many += (i ? ";" : "") + std::to_string(i) + ":core:" + std::to_string(i + 2);
   CHECK(error_of(many) == "m.txt:3: nodes=: more than 64 kinds of node, the limit");
 }
+
+TEST_CASE("same_network compares the network, not the nodes or latencies") {
+  auto m = [](const std::string& line) {
+    auto r = parse_machine(line);
+    REQUIRE(r.ok());
+    return *r;
+  };
+  CHECK(m("desmos").same_network(m("desmos node=package:2,core:6 t_hop=200ns nodes=0-3:core:4")));
+  CHECK_FALSE(m("desmos").same_network(m("desmos links=1x2x2x2")));
+  CHECK_FALSE(m("fattree=2;4,4;1,2;1,2").same_network(m("fattree=2;4,4;1,2;1,1")));
+  CHECK(m("fattree=2;4,4;1,2;1,2").same_network(m("fattree=2;4,4;1,2;1,2 node=core:4")));
+  CHECK_FALSE(m("torus=16").same_network(m("fattree=2;4,4;1,2;1,2")));
+}

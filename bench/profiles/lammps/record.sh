@@ -10,7 +10,9 @@
 # BUILD_DIR: a build with libcommprof-ompi.so (RANKMAP_COMMPROF_OMPI, on when
 # openmpi-bin is installed). RANKS defaults to 16. NAMEs: melt, peptide.
 set -euo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../../lib.sh"
+here="$root/bench/profiles/lammps"
 build="$(cd "${1:?usage: record.sh BUILD_DIR [RANKS [NAME...]]}" && pwd)"
 ranks="${2:-16}"
 shift $(( $# >= 2 ? 2 : 1 ))
@@ -20,23 +22,18 @@ examples=/usr/share/lammps/examples
 for f in "$run" "$build/libcommprof/libcommprof-ompi.so"; do
   [ -e "$f" ] || { echo "record.sh: missing $f (build with RANKMAP_COMMPROF_OMPI=ON)" >&2; exit 2; }
 done
-command -v lmp > /dev/null && [ -d "$examples" ] ||
-  { echo "record.sh: needs Debian's lammps and lammps-examples (scripts/install-deps.sh)" >&2; exit 2; }
+if ! command -v lmp > /dev/null || [ ! -d "$examples" ]; then
+  echo "record.sh: needs Debian's lammps and lammps-examples (scripts/install-deps.sh)" >&2; exit 2
+fi
 tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
-
-wanted() {
-  [ ${#only[@]} -eq 0 ] && return 0
-  local p; for p in "${only[@]}"; do [ "$p" = "$1" ] && return 0; done
-  return 1
-}
 
 # NAME  EXAMPLE-DIR  INPUT: the inputs as shipped (steps and sizes unchanged).
 #   melt:    3d Lennard-Jones melt, 4,000 atoms, 250 steps (atomic, pair only)
 #   peptide: solvated 5-mer peptide, 2,004 atoms, CHARMM + PPPM long-range, 300 steps
 record() {
   local name=$1 dir=$2 input=$3
-  wanted "$name" || return 0
-  rm -rf "$tmp/$name"; cp -r "$examples/$dir" "$tmp/$name"
+  is_selected "$name" ${only[@]+"${only[@]}"} || return 0
+  rm -rf "${tmp:?}/$name"; cp -r "$examples/$dir" "$tmp/$name"
   local t0=$SECONDS
   ( cd "$tmp/$name" &&
     "$run" --mpi openmpi --yield -o "$tmp/$name.prof" -- \

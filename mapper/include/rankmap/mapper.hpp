@@ -68,16 +68,13 @@ struct EvaluateOptions {
 
 // The machine context both the evaluator and the algorithms need.
 struct Platform {
-  // The machine's torus. Code written before Network reads it directly; new
-  // code asks net(), which is the torus unless `network` holds another one.
-  Torus torus;
+  std::shared_ptr<const Network> network;  // the machine's network (a torus, a fat-tree, ...)
   NodeKinds node_kinds;  // the inside of every node (kinds may differ: machine.hpp nodes=)
   LatencyModel latency;
-  std::shared_ptr<const Network> network;  // null: the network is `torus`
   // What intra-node messages cost (the machine's shm-* and socket-* words):
   // the time model and rankmap-sim's platform read the same values.
   IntraNodeCosts intra_node;
-  const Network& net() const { return network ? *network : static_cast<const Network&>(torus); }
+  const Network& net() const { return *network; }
   const NodeTopology& node(int n) const { return node_kinds.of(n); }
   static Result<Platform> from_machine(const Machine& machine);
 };

@@ -76,6 +76,11 @@ struct Machine {
   // that reads this machine, which it must never write over.
   std::vector<std::string> files() const;
 
+  // The same network (shape, cabling, network word), whatever the nodes,
+  // hosts and latencies: a mapping made for one fits the other's nodes.
+  bool same_network(const Machine& o) const {
+    return network_word == o.network_word && sizes == o.sizes && wrap == o.wrap && links == o.links;
+  }
   bool operator==(const Machine& o) const;
   bool operator!=(const Machine& o) const { return !(*this == o); }
 };
