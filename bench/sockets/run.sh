@@ -32,17 +32,10 @@
 # SOCKETS_PROGRAMS (default: all ten).
 # Writes the section between <!-- sockets:begin --> and <!-- sockets:end -->.
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-build="$(cd "${RANKMAP_BUILD_DIR:-$root/build}" && pwd)"
-out="${RANKMAP_BENCH_OUT:-$build/bench-sockets}"
-doc="${RANKMAP_BENCH_DOC:-$root/docs/benchmarks.md}"
-mkdir -p "$out"
-
-rankmap="$build/mapper/rankmap"
-sim="$build/simulation/rankmap-sim"
-for f in "$rankmap" "$sim"; do
-  [ -x "$f" ] || { echo "run.sh: missing $f (build first)" >&2; exit 2; }
-done
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_bench_dirs build bench-sockets
+require_executables "build first" "$rankmap" "$sim"
 
 # label | machine | its dual-socket nodes are those below this index
 machines=(
@@ -53,29 +46,17 @@ dual_node="node=package:2,core:6"
 single_node="node=package:1,core:12"
 cores_per_socket=6
 profiles="$root/bench/profiles/desmos-4"
-programs=(${SOCKETS_PROGRAMS:-stencil2d stencil3d ring sparse alltoall cg mg lu adi hydro27})
-# The arguments the profiles were recorded with (bench/profiles/README.md).
-declare -A args=(
-  [stencil2d]="--nx 2048 --ny 2048 --iters 20"
-  [stencil3d]="--nx 128 --ny 128 --nz 128 --iters 20"
-  [ring]="--iters 100 --bytes 16384"
-  [sparse]="--iters 20 --bytes 16384 --seed 1"
-  [alltoall]="--bytes 256 --iters 2"
-  [cg]="--na 75000 --iters 25"
-  [mg]="--nx 256 --ny 256 --nz 256 --iters 4"
-  [lu]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [adi]="--nx 102 --ny 102 --nz 102 --iters 2"
-  [hydro27]="--iters 2"
-)
+read -ra programs <<< "${SOCKETS_PROGRAMS:-stencil2d stencil3d ring sparse alltoall cg mg lu adi hydro27}"
+# The arguments the profiles were recorded with: example_args PROGRAM 128 (bench/profiles/example-args.txt).
 placements=(block block-rr rankmap)
 
-log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 results="$out/results.txt"  # "machine-label prog placement T2 T1 cross_package_bytes inter_node_bytes"
 
 # Simulated time of a mapping (rankmap-sim's last line).
 simulate() {  # map prog log
-  # shellcheck disable=SC2086
-  "$sim" run --mapping "$1" -- "$build/examples/smpi/$2" ${args[$2]} > "$3" 2>&1 </dev/null ||
+  local args
+  read -ra args <<< "$(example_args "$2" 128)"
+  "$sim" run --mapping "$1" -- "$build/examples/smpi/$2" "${args[@]}" > "$3" 2>&1 </dev/null ||
     { echo "run.sh: simulation of $1 failed (see $3)" >&2; exit 1; }
   sed -n 's/^simulated_time=\([^ ]*\) .*/\1/p' "$3"
 }
@@ -115,7 +96,7 @@ run_all() {
 
 write_doc() {
   local section="$out/section.md" commit
-  commit=$(git -C "$root" rev-parse --short HEAD)
+  commit=$(short_commit)
   python3 - "$results" "$commit" "$(uname -m)" "$(nproc)" > "$section" <<'EOF'
 import sys
 results, commit, arch, cores = sys.argv[1:5]
@@ -161,7 +142,7 @@ print("Socket cost of a placement: (T2 - T1) / T2, the part of its dual-socket t
 print("the slower socket messages shifted the run's timing so that it ended sooner; a static cost model cannot")
 print("show that, SimGrid can). Changes are negative where rankmap is faster.")
 EOF
-  python3 "$root/bench/replace_doc_section.py" "$doc" sockets "$section"
+  write_doc_section sockets "$section"
   log "wrote the sockets section of $doc"
 }
 
