@@ -19,7 +19,7 @@ Result<Platform> Platform::from_machine(const Machine& machine) {
   if (!network) return network.error();
   auto node = machine.node_kinds();
   if (!node) return node.error();
-  return Platform{std::move(*network), std::move(*node), machine.latency()};
+  return Platform{std::move(*network), std::move(*node), machine.latency(), machine.intra_node};
 }
 
 namespace {
@@ -325,8 +325,29 @@ std::vector<double> shared_finish_times(const std::vector<std::int64_t>& start, 
 
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options) {
+  (void)options;  // nothing in it concerns the time model
   const Network& torus = platform.net();
   const LatencyModel& lat = platform.latency;
+  const IntraNodeCosts& intra = platform.intra_node;
+  // The inter-socket links of multi-package nodes are directed links too,
+  // numbered after the network's: node n's link from package p to package q
+  // is socket_first[n] + p x packages + q.
+  std::vector<std::int64_t> socket_first(static_cast<size_t>(torus.nodes()), -1);
+  std::int64_t link_slots = torus.link_slots();
+  for (int n = 0; n < torus.nodes(); ++n) {
+    const int packages = platform.node(n).packages();
+    if (packages < 2) continue;
+    socket_first[n] = link_slots;
+    link_slots += static_cast<std::int64_t>(packages) * packages;
+  }
+  // The inter-socket link an intra-node flow crosses; -1 inside one package.
+  auto socket_link = [&](const Flow& f) -> std::int64_t {
+    const int n = placement[f.src].node;
+    if (socket_first[n] < 0) return -1;
+    const NodeTopology& node = platform.node(n);
+    const int p = node.package_of_core(placement[f.src].core), q = node.package_of_core(placement[f.dst].core);
+    return p == q ? -1 : socket_first[n] + static_cast<std::int64_t>(p) * node.packages() + q;
+  };
   // Latency: every message pays its own, one after the other. Bytes: all
   // flows run at once and a rank waits for the last of its own (charging
   // each flow's shared time in turn would count the sharing among its own
@@ -338,16 +359,28 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   // rankmap-sim's network/weight-S:0), so a longer route gets less of a
   // shared link. Routes are computed twice (count, then fill) rather than
   // stored: at 1M flows on a 25x25x20 torus they would hold 17M link ids.
+  // Cross-socket flows share their inter-socket link the same way; all the
+  // flows on one have the same route (that link alone), so equal weights.
   std::vector<int> flow_index;
   std::vector<double> size, weight;
-  std::vector<std::int64_t> start(static_cast<size_t>(torus.link_slots()) + 1, 0);
+  std::vector<std::int64_t> start(static_cast<size_t>(link_slots) + 1, 0);
   std::vector<Hop> hops;
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
     const int a = placement[f.src].node, b = placement[f.dst].node;
     if (a == b) {
-      time[f.src] += f.messages * options.intra_node_latency;
-      if (options.intra_node_bw > 0) transfer[f.src] = std::max(transfer[f.src], f.bytes / options.intra_node_bw);
+      const std::int64_t socket = socket_link(f);
+      if (socket < 0) {
+        time[f.src] += f.messages * intra.shm_lat;
+        transfer[f.src] = std::max(transfer[f.src], f.bytes / intra.shm_bw);
+        continue;
+      }
+      time[f.src] += f.messages * intra.socket_lat;
+      if (!(f.bytes > 0)) continue;
+      ++start[static_cast<size_t>(socket) + 1];
+      flow_index.push_back(static_cast<int>(i));
+      size.push_back(f.bytes);
+      weight.push_back(1.0);
       continue;
     }
     torus.route(a, b, hops);
@@ -364,12 +397,15 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   std::vector<std::int64_t> fill(start.begin(), start.end() - 1);
   for (size_t k = 0; k < flow_index.size(); ++k) {
     const Flow& f = traffic.flows[static_cast<size_t>(flow_index[k])];
+    if (placement[f.src].node == placement[f.dst].node) {
+      on_link[static_cast<size_t>(fill[static_cast<size_t>(socket_link(f))]++)] = static_cast<int>(k);
+      continue;
+    }
     torus.route(placement[f.src].node, placement[f.dst].node, hops);
     for (const Hop& h : hops) on_link[static_cast<size_t>(fill[h.link]++)] = static_cast<int>(k);
   }
-  std::vector<double> capacity(static_cast<size_t>(torus.link_slots()), 0.0);
-  for (int l = 0; l < torus.link_slots(); ++l)
-    if (torus.link_exists(l)) capacity[l] = torus.link_capacity(l);
+  std::vector<double> capacity(static_cast<size_t>(link_slots), intra.socket_bw);
+  for (int l = 0; l < torus.link_slots(); ++l) capacity[l] = torus.link_exists(l) ? torus.link_capacity(l) : 0.0;
   const std::vector<double> finish = shared_finish_times(start, on_link, size, weight, capacity);
   for (size_t k = 0; k < flow_index.size(); ++k) {
     const int src = traffic.flows[static_cast<size_t>(flow_index[k])].src;

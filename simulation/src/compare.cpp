@@ -42,8 +42,10 @@ Result<RunResult> record_trace(const RecordRequest& request) {
                      std::string("--cfg=smpi/simulate-computation:") + (request.computation ? "yes" : "no"),
                      std::string("--cfg=smpi/host-speed:") + speed};
   run.extra_flags.insert(run.extra_flags.end(), request.extra_flags.begin(), request.extra_flags.end());
+  auto hosts = hostfile(request.mapping);
+  if (!hosts) return hosts.error();
   Status written = write_file_atomically(run.platform_path, *xml);
-  if (written) written = write_file_atomically(run.hostfile_path, hostfile(request.mapping));
+  if (written) written = write_file_atomically(run.hostfile_path, *hosts);
   if (!written) return written.error();
   auto result = run_smpirun(run);
   if (!result) return result.error();

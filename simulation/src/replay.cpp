@@ -385,8 +385,10 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
                     index_path = dir + "/trace-index.txt";
   std::string index;
   for (const std::string& f : trace.rank_files) index += f + "\n";
+  auto hosts = hostfile(mapping);
+  if (!hosts) return hosts.error();
   Status written = write_file_atomically(platform_path, *xml);
-  if (written) written = write_file_atomically(hostfile_path, hostfile(mapping));
+  if (written) written = write_file_atomically(hostfile_path, *hosts);
   // smpirun opens the index's entries relative to its working directory:
   // this copy names them absolutely.
   if (written) written = write_file_atomically(index_path, index);

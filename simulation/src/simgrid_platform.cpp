@@ -16,11 +16,11 @@ namespace {
 std::string num(double v) { return text::format_double(v); }
 using text::xml_escape;
 
-void append_route(std::string& xml, const Machine& machine, int a, int b, const std::vector<LinkUse>& route) {
+void append_route(std::string& xml, const std::string& src_host, const std::string& dst_host, const std::vector<LinkUse>& route) {
   xml += "  <route src=\"";
-  xml += xml_escape(machine.host_name(a));
+  xml += xml_escape(src_host);
   xml += "\" dst=\"";
-  xml += xml_escape(machine.host_name(b));
+  xml += xml_escape(dst_host);
   xml += "\" symmetrical=\"NO\">";
   for (const LinkUse& use : route) {
     xml += "<link_ctn id=\"";
@@ -74,6 +74,20 @@ std::string loopback_link_id(int node) { return "lo-" + std::to_string(node); }
 
 std::string network_link_id(int link) { return "l" + std::to_string(link); }
 
+std::string socket_link_id(int node, int p, int q) {
+  return "so-" + std::to_string(node) + "-" + std::to_string(std::min(p, q)) + "-" + std::to_string(std::max(p, q));
+}
+
+std::string package_host_id(const Machine& machine, int node, int package, int packages) {
+  if (packages == 1) return machine.host_name(node);
+  return machine.host_name(node) + "-p" + std::to_string(package);
+}
+
+std::vector<LinkUse> intra_node_route(int node, int from_package, int to_package) {
+  if (from_package == to_package) return {LinkUse{loopback_link_id(node), LinkUse::Way::none}};
+  return {LinkUse{socket_link_id(node, from_package, to_package), from_package < to_package ? LinkUse::Way::up : LinkUse::Way::down}};
+}
+
 std::vector<LinkUse> platform_route(const Network& network, int a, int b) {
   if (a == b) return {LinkUse{loopback_link_id(a), LinkUse::Way::none}};
   const Torus* torus = network.as_torus();
@@ -88,13 +102,72 @@ std::vector<LinkUse> platform_route(const Network& network, int a, int b) {
 namespace {
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options);
 
+// Per node, the core count of each of its packages (nodes may differ: nodes=).
+Result<std::vector<std::vector<int>>> package_cores(const Machine& machine, int nodes) {
+  auto kinds = machine.node_kinds();
+  if (!kinds) return kinds.error();
+  std::vector<std::vector<int>> cores(static_cast<size_t>(nodes));
+  for (int n = 0; n < nodes; ++n) {
+    const NodeTopology& node = kinds->of(n);
+    cores[n].assign(static_cast<size_t>(node.packages()), 0);
+    for (int c = 0; c < node.cores(); ++c) ++cores[n][node.package_of_core(c)];
+  }
+  return cores;
+}
+
+// Nodes of several packages have a host per package, and every pair of hosts
+// gets a route: the same limit as checked_route_nodes, on hosts.
+Status check_route_hosts(const std::vector<std::vector<int>>& package_cores, const std::vector<int>& route_nodes) {
+  size_t hosts = 0;
+  for (int n : route_nodes) hosts += package_cores[n].size();
+  if (hosts <= static_cast<size_t>(limits::kMaxPlatformRouteNodes)) return Ok{};
+  return make_error("platform: routes between " + std::to_string(hosts) + " package hosts of " + std::to_string(route_nodes.size()) +
+                    " nodes (" + std::to_string(hosts * hosts) + " routes) are above the limit of " +
+                    std::to_string(limits::kMaxPlatformRouteNodes) +
+                    " hosts; route only the nodes a mapping uses (platform --routes-for, run --routes used)");
+}
+
+// One host per package of every node (one per node for one-package nodes).
+void append_hosts(std::string& xml, const Machine& machine, const std::vector<std::vector<int>>& package_cores,
+                  const PlatformOptions& options) {
+  for (size_t n = 0; n < package_cores.size(); ++n) {
+    const int packages = static_cast<int>(package_cores[n].size());
+    for (int p = 0; p < packages; ++p)
+      xml += "  <host id=\"" + xml_escape(package_host_id(machine, static_cast<int>(n), p, packages)) + "\" speed=\"" +
+             num(options.host_speed) + "f\" core=\"" + std::to_string(package_cores[n][p]) + "\"/>\n";
+  }
+}
+
+// The inter-socket links of the nodes of several packages, one per package pair.
+void append_socket_links(std::string& xml, const Machine& machine, const std::vector<std::vector<int>>& package_cores) {
+  for (size_t n = 0; n < package_cores.size(); ++n)
+    for (size_t p = 0; p < package_cores[n].size(); ++p)
+      for (size_t q = p + 1; q < package_cores[n].size(); ++q)
+        xml += "  <link id=\"" + socket_link_id(static_cast<int>(n), static_cast<int>(p), static_cast<int>(q)) + "\" bandwidth=\"" +
+               num(machine.intra_node.socket_bw) + "Bps\" latency=\"" + num(machine.intra_node.socket_lat) +
+               "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
+}
+
+// The routes between every package host of node a and every one of node b:
+// `route` between nodes (the same from every package: they share the NIC),
+// intra_node_route inside one.
+void append_node_routes(std::string& xml, const Machine& machine, const std::vector<std::vector<int>>& package_cores, int a, int b,
+                        const std::vector<LinkUse>& route) {
+  const int packages_a = static_cast<int>(package_cores[a].size()), packages_b = static_cast<int>(package_cores[b].size());
+  for (int p = 0; p < packages_a; ++p)
+    for (int q = 0; q < packages_b; ++q)
+      append_route(xml, package_host_id(machine, a, p, packages_a), package_host_id(machine, b, q, packages_b),
+                   a == b ? intra_node_route(a, p, q) : route);
+}
+
 // The checks every platform makes of its options and machine, and the nodes
 // to route between: options.route_nodes sorted and unique, or all `nodes`.
 Result<std::vector<int>> checked_route_nodes(const Machine& machine, const PlatformOptions& options, int nodes) {
-  if (!(options.host_speed > 0) || !(options.loopback_bw > 0) || !(options.loopback_lat >= 0))
-    return make_error("platform: host speed and loopback bandwidth must be > 0, loopback latency >= 0");
-  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0))
-    return make_error("platform: machine bandwidth must be > 0 and latencies >= 0");
+  if (!(options.host_speed > 0)) return make_error("platform: host speed must be > 0");
+  const IntraNodeCosts& intra = machine.intra_node;
+  if (!(machine.bw > 0) || !(machine.t_inj >= 0) || !(machine.t_hop >= 0) || !(intra.shm_bw > 0) || !(intra.socket_bw > 0) ||
+      !(intra.shm_lat >= 0) || !(intra.socket_lat >= 0))
+    return make_error("platform: machine bandwidths must be > 0 and latencies >= 0");
   std::vector<int> route_nodes = options.route_nodes;
   if (route_nodes.empty()) {
     route_nodes.resize(static_cast<size_t>(nodes));
@@ -123,10 +196,12 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
   }
   auto torus = machine.torus();
   if (!torus) return torus.error();
-  auto kinds = machine.node_kinds();
-  if (!kinds) return kinds.error();
   auto routed_nodes = checked_route_nodes(machine, options, torus->nodes());
   if (!routed_nodes) return routed_nodes.error();
+  auto packages = package_cores(machine, torus->nodes());
+  if (!packages) return packages.error();
+  Status hosts_fit = check_route_hosts(*packages, *routed_nodes);
+  if (!hosts_fit) return hosts_fit.error();
   const std::vector<int>& route_nodes = *routed_nodes;
 
   std::string xml;
@@ -135,14 +210,14 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
   xml += "<!-- Generated by rankmap-sim from: " + xml_escape(to_string(machine)) + "\n";
   xml += "     Routes follow rankmap's Torus::route (Angara direction order); see docs/simulation.md. -->\n";
   xml += "<platform version=\"4.1\">\n<zone id=\"torus\" routing=\"Full\">\n";
-  for (int n = 0; n < torus->nodes(); ++n)
-    xml += "  <host id=\"" + xml_escape(machine.host_name(n)) + "\" speed=\"" + num(options.host_speed) + "f\" core=\"" + std::to_string(kinds->cores(n)) + "\"/>\n";
+  append_hosts(xml, machine, *packages, options);
   for (int n = 0; n < torus->nodes(); ++n) {
     xml += "  <link id=\"" + nic_link_id(n) + "\" bandwidth=\"" + num(nic_bandwidth(*torus, n)) + "Bps\" latency=\"" +
            num(machine.t_inj / 2) + "s\" sharing_policy=\"FATPIPE\"/>\n";
-    xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(options.loopback_bw) + "Bps\" latency=\"" +
-           num(options.loopback_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
+    xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(machine.intra_node.shm_bw) + "Bps\" latency=\"" +
+           num(machine.intra_node.shm_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
   }
+  append_socket_links(xml, machine, *packages);
   // Every existing directed connection of torus/ belongs to exactly one
   // neighbour pair; declare each pair's link once.
   std::set<std::tuple<int, int, int>> declared;
@@ -157,7 +232,7 @@ Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& 
                "Bps\" latency=\"" + num(machine.t_hop) + "s\" sharing_policy=\"SPLITDUPLEX\"/>\n";
       }
   for (int a : route_nodes)
-    for (int b : route_nodes) append_route(xml, machine, a, b, platform_route(*torus, a, b));
+    for (int b : route_nodes) append_node_routes(xml, machine, *packages, a, b, platform_route(*torus, a, b));
   xml += "</zone>\n</platform>\n";
   return xml;
 }
@@ -172,10 +247,12 @@ namespace {
 // so a link of no latency still shifts how flows of different lengths share;
 // without them the platform is link for link SimGrid's own cluster.
 Result<std::string> network_platform_xml(const Machine& machine, const Network& network, const PlatformOptions& options) {
-  auto kinds = machine.node_kinds();
-  if (!kinds) return kinds.error();
   auto routed_nodes = checked_route_nodes(machine, options, network.nodes());
   if (!routed_nodes) return routed_nodes.error();
+  auto packages = package_cores(machine, network.nodes());
+  if (!packages) return packages.error();
+  Status hosts_fit = check_route_hosts(*packages, *routed_nodes);
+  if (!hosts_fit) return hosts_fit.error();
   const std::vector<int>& route_nodes = *routed_nodes;
   std::vector<char> routed(static_cast<size_t>(network.nodes()), 0);
   for (int n : route_nodes) routed[n] = 1;
@@ -186,17 +263,17 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
   xml += "<!-- Generated by rankmap-sim from: " + xml_escape(to_string(machine)) + "\n";
   xml += "     Routes follow rankmap's " + network.kind() + " routing; see docs/simulation.md. -->\n";
   xml += "<platform version=\"4.1\">\n<zone id=\"" + network.kind() + "\" routing=\"Full\">\n";
-  for (int n = 0; n < network.nodes(); ++n)
-    xml += "  <host id=\"" + xml_escape(machine.host_name(n)) + "\" speed=\"" + num(options.host_speed) + "f\" core=\"" + std::to_string(kinds->cores(n)) + "\"/>\n";
+  append_hosts(xml, machine, *packages, options);
   const bool nics = machine.t_inj > 0;
   for (int n = 0; n < network.nodes(); ++n) {
     const double nic = routed[n] ? nic_bandwidth(network, n, route_nodes, machine.bw) : 2 * machine.bw;
     if (nics)
       xml += "  <link id=\"" + nic_link_id(n) + "\" bandwidth=\"" + num(nic) + "Bps\" latency=\"" + num(machine.t_inj / 2) +
              "s\" sharing_policy=\"FATPIPE\"/>\n";
-    xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(options.loopback_bw) + "Bps\" latency=\"" +
-           num(options.loopback_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
+    xml += "  <link id=\"" + loopback_link_id(n) + "\" bandwidth=\"" + num(machine.intra_node.shm_bw) + "Bps\" latency=\"" +
+           num(machine.intra_node.shm_lat) + "s\" sharing_policy=\"FATPIPE\"/>\n";
   }
+  append_socket_links(xml, machine, *packages);
   for (int l = 0; l < network.link_slots(); ++l)
     if (network.link_exists(l))
       xml += "  <link id=\"" + network_link_id(l) + "\" bandwidth=\"" + num(network.link_capacity(l)) + "Bps\" latency=\"" +
@@ -205,7 +282,7 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
     for (int b : route_nodes) {
       std::vector<LinkUse> route = platform_route(network, a, b);
       if (!nics && a != b) route = std::vector<LinkUse>(route.begin() + 1, route.end() - 1);
-      append_route(xml, machine, a, b, route);
+      append_node_routes(xml, machine, *packages, a, b, route);
     }
   xml += "</zone>\n</platform>\n";
   return xml;
@@ -213,10 +290,15 @@ Result<std::string> network_platform_xml(const Machine& machine, const Network& 
 
 }  // namespace
 
-std::string hostfile(const Mapping& mapping) {
+Result<std::string> hostfile(const Mapping& mapping) {
+  auto kinds = mapping.machine.node_kinds();
+  if (!kinds) return kinds.error();
   std::string out;
   for (const Placement& p : mapping.placement) {
-    out += mapping.machine.host_name(p.node);
+    const NodeTopology& node = kinds->of(p.node);
+    if (p.core < 0 || p.core >= node.cores())
+      return make_error("hostfile: core " + std::to_string(p.core) + " is not on node " + std::to_string(p.node));
+    out += package_host_id(mapping.machine, p.node, node.package_of_core(p.core), node.packages());
     out += '\n';
   }
   return out;

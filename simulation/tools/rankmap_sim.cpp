@@ -41,8 +41,6 @@ void add_platform_options(CLI::App* cmd, sim::PlatformOptions& opt) {
   cmd->add_option("--host-speed", opt.host_speed, "core speed in flop/s (unused with simulate-computation:no)")
       ->check(cli::positive())
       ->capture_default_str();
-  cmd->add_option("--loopback-bw", opt.loopback_bw, "intra-node bandwidth, bytes/s")->check(cli::positive())->capture_default_str();
-  cmd->add_option("--loopback-lat", opt.loopback_lat, "intra-node latency, seconds")->check(cli::non_negative())->capture_default_str();
 }
 
 // rankmap-sim replay: every input is read and checked before the first
@@ -358,7 +356,9 @@ int sim_main(int argc, char** argv) {
     inputs.push_back(mapping_path);
     Status not_an_input = refuse_to_overwrite_inputs({hostfile_out}, inputs);
     if (!not_an_input) return fail(not_an_input.error().message);
-    Status written = write_file_atomically(hostfile_out, sim::hostfile(*mapping));
+    auto hosts = sim::hostfile(*mapping);
+    if (!hosts) return fail(hosts.error().message);
+    Status written = write_file_atomically(hostfile_out, *hosts);
     if (!written) return fail(written.error().message);
     return 0;
   }
@@ -404,7 +404,9 @@ int sim_main(int argc, char** argv) {
   inputs.push_back(command.front());
   Status not_an_input = refuse_to_overwrite_inputs({request.platform_path, request.hostfile_path}, inputs);
   if (!not_an_input) return fail(not_an_input.error().message);
-  for (const auto& [path, content] : {std::pair{request.platform_path, *xml}, std::pair{request.hostfile_path, sim::hostfile(*mapping)}}) {
+  auto hosts = sim::hostfile(*mapping);
+  if (!hosts) return fail(hosts.error().message);
+  for (const auto& [path, content] : {std::pair{request.platform_path, *xml}, std::pair{request.hostfile_path, *hosts}}) {
     Status written = write_file_atomically(path, content);
     if (!written) return fail(written.error().message);
   }

@@ -80,12 +80,13 @@ TEST_CASE("evaluate: every metric on a ring of four doubled links") {
   CHECK(m->comm_time_mean == Approx((2.6e-6 + 1.15e-6) / 4));
   // The time model: 0->3 (50 B, 1 hop, 1.1 us) and 1->2 (200 B, 2 hops,
   // 1.2 us) share link 0->1 (2 GB/s) in proportion 1/1.1 : 1/1.2; 0->1 is
-  // intra-node. 0->3 ends first, when it has sent 50 B and 1->2 has sent
+  // intra-node across packages (500 ns, 100 B at 14.4 GB/s, the socket
+  // defaults). 0->3 ends first, when it has sent 50 B and 1->2 has sent
   // 50 x 1.1 / 1.2 B; 1->2 ends when the link has carried both (250 B).
   const double t03 = (50 + 50 * 1.1 / 1.2) / 2e9, t12 = 250 / 2e9;
   CHECK(m->predicted_comm_time_max == Approx(2 * 1.2e-6 + t12));
   CHECK(m->predicted_comm_time_mean ==
-        Approx((300e-9 + 1.1e-6 + std::max(100 / 20e9, t03) + 2 * 1.2e-6 + t12) / 4));
+        Approx((500e-9 + 1.1e-6 + std::max(100 / 14.4e9, t03) + 2 * 1.2e-6 + t12) / 4));
   // Bound: rank 0 keeps its 100 B partner on-node and has the 50 B one a hop
   // away; rank 1 keeps 200 B on-node and has 100 B a hop away: (50 + 100) / 2.
   CHECK(m->lower_bound_hop_bytes == Approx(75));
@@ -164,10 +165,66 @@ TEST_CASE("time model: an intra-node pair at the node's speed") {
   // 2 x 300 ns + 20000 B / 20 GB/s.
   CHECK(m->predicted_comm_time_max == Approx(1.6e-6));
   CHECK(m->comm_time_max == 0);  // the old model left intra-node out
-  EvaluateOptions slower{2, {}, false};
-  slower.intra_node_latency = 1e-6;
-  slower.intra_node_bw = 1e10;
-  CHECK(predicted_rank_times(t, placement, pf, slower)[0] == Approx(2e-6 + 2e-6));
+  // The machine's shm words set them.
+  const Platform slower = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns shm-lat=1us shm-bw=10GB/s");
+  CHECK(predicted_rank_times(t, placement, slower)[0] == Approx(2e-6 + 2e-6));
+}
+
+// Dual-socket nodes: 2 packages of 2 cores (cores 0, 1 in package 0; 2, 3 in
+// package 1); socket link 1 us and 1 GB/s per direction, shared memory
+// 300 ns and 20 GB/s.
+TEST_CASE("time model: a cross-socket flow pays the socket link, a same-package flow shared memory") {
+  const Platform pf = platform_of("torus=4 node=package:2,core:2 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {0, 2}, {0, 3}};
+  // 0 -> 2 crosses: 2 messages x 1 us + 1000 B / 1 GB/s.
+  const Traffic cross = traffic_of(4, {{0, 2, 2, 1000}});
+  CHECK(predicted_rank_times(cross, placement, pf)[0] == Approx(2e-6 + 1e-6));
+  // 0 -> 1 stays in package 0: 2 x 300 ns + 1000 B / 20 GB/s, as before.
+  const Traffic same = traffic_of(4, {{0, 1, 2, 1000}});
+  CHECK(predicted_rank_times(same, placement, pf)[0] == Approx(600e-9 + 50e-9));
+  // The same flows on one-package nodes do not see the socket words.
+  const Platform one_package = platform_of("torus=4 node=core:4 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
+  CHECK(predicted_rank_times(cross, placement, one_package)[0] == Approx(600e-9 + 50e-9));
+  auto m = evaluate(cross, placement, pf, EvaluateOptions{4, {}, false});
+  REQUIRE(m.ok());
+  CHECK(m->cross_package_bytes == 1000);
+  CHECK(m->predicted_comm_time_max == Approx(3e-6));
+}
+
+TEST_CASE("time model: on mixed nodes only the nodes of several packages have a socket link") {
+  const Platform pf = platform_of("torus=2 node=package:2,core:2 nodes=1:core:4 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
+  // Rank 0 -> 1 on node 0 crosses its packages; rank 2 -> 3 on node 1 (one package) does not.
+  const Traffic t = traffic_of(4, {{0, 1, 1, 1000}, {2, 3, 1, 1000}});
+  const auto times = predicted_rank_times(t, {{0, 0}, {0, 2}, {1, 0}, {1, 3}}, pf);
+  CHECK(times[0] == Approx(1e-6 + 1e-6));
+  CHECK(times[2] == Approx(300e-9 + 50e-9));
+}
+
+TEST_CASE("time model: flows crossing the sockets one way share the link, the other way is free") {
+  const Platform pf = platform_of("torus=4 node=package:2,core:2 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {1, 0}, {1, 2}};
+  // 0 -> 2 and 1 -> 3 both go package 0 -> 1 of node 0: half the link each.
+  const Traffic two = traffic_of(6, {{0, 2, 1, 1000}, {1, 3, 1, 1000}});
+  const auto shared = predicted_rank_times(two, placement, pf);
+  CHECK(shared[0] == Approx(1e-6 + 2e-6));
+  CHECK(shared[1] == Approx(1e-6 + 2e-6));
+  // 0 -> 2 and 3 -> 1 go opposite ways: the link is full duplex.
+  const Traffic opposite = traffic_of(6, {{0, 2, 1, 1000}, {3, 1, 1, 1000}});
+  const auto apart = predicted_rank_times(opposite, placement, pf);
+  CHECK(apart[0] == Approx(2e-6));
+  CHECK(apart[3] == Approx(2e-6));
+  // Another node's socket link is another link: 0 -> 2 on node 0 and 4 -> 5
+  // on node 1 do not share.
+  const Traffic two_nodes = traffic_of(6, {{0, 2, 1, 1000}, {4, 5, 1, 1000}});
+  const auto separate = predicted_rank_times(two_nodes, placement, pf);
+  CHECK(separate[0] == Approx(2e-6));
+  CHECK(separate[4] == Approx(2e-6));
+  // A small flow ends first and leaves the link to the big one: 500 B and
+  // 3000 B at half each until 1000 B have crossed (1 us), then 2500 B alone.
+  const Traffic uneven = traffic_of(6, {{0, 2, 1, 500}, {1, 3, 1, 3000}});
+  const auto ends = predicted_rank_times(uneven, placement, pf);
+  CHECK(ends[0] == Approx(1e-6 + 1e-6));
+  CHECK(ends[1] == Approx(1e-6 + 3.5e-6));
 }
 
 TEST_CASE("time model: a flow that ends leaves the link to the others") {

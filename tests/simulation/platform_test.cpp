@@ -159,9 +159,13 @@ TEST_CASE("platform: every route is Torus::route, link by link") {
   }
 }
 
-TEST_CASE("platform: host lines carry the node's cores") {
+TEST_CASE("platform: host lines carry the node's cores, one host per package") {
+  const std::string one = xml_of(machine_of("torus=2x2 node=package:1,core:6"));
+  CHECK(one.find("<host id=\"node-3\" speed=\"1e+09f\" core=\"6\"/>") != std::string::npos);
   const std::string xml = xml_of(machine_of("torus=2x2 node=package:2,core:3"));
-  CHECK(xml.find("<host id=\"node-3\" speed=\"1e+09f\" core=\"6\"/>") != std::string::npos);
+  CHECK(xml.find("<host id=\"node-3\" ") == std::string::npos);
+  CHECK(xml.find("<host id=\"node-3-p0\" speed=\"1e+09f\" core=\"3\"/>") != std::string::npos);
+  CHECK(xml.find("<host id=\"node-3-p1\" speed=\"1e+09f\" core=\"3\"/>") != std::string::npos);
   CHECK(xml.find("<zone id=\"torus\" routing=\"Full\">") != std::string::npos);
 }
 
@@ -186,11 +190,84 @@ TEST_CASE("platform: routes restricted to the nodes a mapping uses") {
   CHECK(bad.error().message.find("route node 32 out of range 0..31") != std::string::npos);
 }
 
+TEST_CASE("platform: dual-socket nodes, package hosts joined by a socket link, sharing the node's NIC") {
+  const Machine m = machine_of("torus=3 node=package:2,core:2 socket-lat=1us socket-bw=10GB/s shm-lat=200ns");
+  const std::string xml = xml_of(m);
+  const auto links = links_of(xml);
+  // Per node: nic, lo and one socket link; 3 pairs along X.
+  CHECK(links.size() == 3 * 3 + 3);
+  REQUIRE(links.count("so-1-0-1") == 1);
+  CHECK(links.at("so-1-0-1").bandwidth == 10e9);
+  CHECK(links.at("so-1-0-1").latency == 1e-6);
+  CHECK(links.at("so-1-0-1").sharing == "SPLITDUPLEX");
+  CHECK(links.at("lo-1").bandwidth == 20e9);
+  CHECK(links.at("lo-1").latency == 200e-9);
+  const RouteTable routes = routes_of(xml);
+  CHECK(routes.size() == 6 * 6);
+  using Route = std::vector<std::pair<std::string, std::string>>;
+  CHECK(routes.at({"node-1-p0", "node-1-p0"}) == Route{{"lo-1", ""}});
+  CHECK(routes.at({"node-1-p1", "node-1-p1"}) == Route{{"lo-1", ""}});
+  CHECK(routes.at({"node-1-p0", "node-1-p1"}) == Route{{"so-1-0-1", "UP"}});
+  CHECK(routes.at({"node-1-p1", "node-1-p0"}) == Route{{"so-1-0-1", "DOWN"}});
+  // Between nodes the route is the node's, from either package.
+  const Route one_hop = {{"nic-0", ""}, {"t0-0-1", "UP"}, {"nic-1", ""}};
+  for (const char* from : {"node-0-p0", "node-0-p1"})
+    for (const char* to : {"node-1-p0", "node-1-p1"}) CHECK(routes.at({from, to}) == one_hop);
+  CHECK(sim::intra_node_route(2, 1, 0) == std::vector<sim::LinkUse>{{"so-2-0-1", sim::LinkUse::Way::down}});
+}
+
+TEST_CASE("platform: the route limit counts package hosts") {
+  auto bad = sim::platform_xml(machine_of("torus=32x33 node=package:2,core:2"));
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message ==
+        "platform: routes between 2112 package hosts of 1056 nodes (4460544 routes) are above the limit of 2048 hosts; route only the "
+        "nodes a mapping uses (platform --routes-for, run --routes used)");
+}
+
+TEST_CASE("platform: a fat-tree of dual-socket nodes has package hosts too") {
+  const std::string xml = xml_of(machine_of("fattree=2;4,4;1,2;1,2 node=package:2,core:2"));
+  const auto routes = routes_of(xml);
+  CHECK(routes.size() == 32 * 32);
+  CHECK(routes.at({"node-5-p1", "node-5-p0"}) == std::vector<std::pair<std::string, std::string>>{{"so-5-0-1", "DOWN"}});
+  CHECK(links_of(xml).count("so-15-0-1") == 1);
+}
+
+TEST_CASE("platform: mixed nodes, package hosts only on the nodes of several packages") {
+  Mapping mapping;
+  mapping.machine = machine_of("torus=2 node=package:2,core:2 nodes=1:core:4");
+  mapping.placement = {{0, 3}, {1, 3}, {0, 1}};
+  REQUIRE(mapping.check().ok());
+  const std::string xml = xml_of(mapping.machine);
+  CHECK(xml.find("<host id=\"node-0-p1\" speed=\"1e+09f\" core=\"2\"/>") != std::string::npos);
+  CHECK(xml.find("<host id=\"node-1\" speed=\"1e+09f\" core=\"4\"/>") != std::string::npos);
+  const auto links = links_of(xml);
+  CHECK(links.count("so-0-0-1") == 1);
+  CHECK(links.count("so-1-0-1") == 0);
+  const RouteTable routes = routes_of(xml);
+  CHECK(routes.size() == 3 * 3);
+  CHECK(routes.at({"node-0-p1", "node-1"}) == std::vector<std::pair<std::string, std::string>>{{"nic-0", ""}, {"t0-0-1", "UP"}, {"nic-1", ""}});
+  auto hosts = sim::hostfile(mapping);
+  REQUIRE(hosts.ok());
+  CHECK(*hosts == "node-0-p1\nnode-1\nnode-0-p0\n");
+}
+
+TEST_CASE("hostfile: a rank goes to its core's package host") {
+  Mapping mapping;
+  mapping.machine = machine_of("torus=2 node=package:2,core:3");
+  mapping.placement = {{1, 5}, {0, 0}, {0, 3}, {1, 2}};
+  REQUIRE(mapping.check().ok());
+  auto hosts = sim::hostfile(mapping);
+  REQUIRE(hosts.ok());
+  CHECK(*hosts == "node-1-p1\nnode-0-p0\nnode-0-p1\nnode-1-p0\n");
+}
+
 TEST_CASE("hostfile: one host per rank, in rank order") {
   Mapping mapping;
   mapping.machine = machine_of("torus=4 node=core:2");
   mapping.placement = {{2, 0}, {0, 1}, {2, 1}, {3, 0}, {0, 0}};
-  CHECK(sim::hostfile(mapping) == "node-2\nnode-0\nnode-2\nnode-3\nnode-0\n");
+  auto hosts = sim::hostfile(mapping);
+  REQUIRE(hosts.ok());
+  CHECK(*hosts == "node-2\nnode-0\nnode-2\nnode-3\nnode-0\n");
 }
 
 TEST_CASE("smpirun: command line and simulated time") {

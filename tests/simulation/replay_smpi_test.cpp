@@ -86,7 +86,9 @@ const sim::Trace& halo_trace() {
   REQUIRE(xml.ok());
   const std::string dir = scratch();
   std::ofstream(dir + "/platform.xml") << *xml;
-  std::ofstream(dir + "/hosts.txt") << sim::hostfile(Mapping{machine, line_placement(), "line"});
+  auto hosts = sim::hostfile(Mapping{machine, line_placement(), "line"});
+  REQUIRE(hosts.ok());
+  std::ofstream(dir + "/hosts.txt") << *hosts;
   sim::RunRequest req;
   req.smpirun = RANKMAP_SMPIRUN;
   req.platform_path = dir + "/platform.xml";

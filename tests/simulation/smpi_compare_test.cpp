@@ -4,12 +4,14 @@
 // dimension, two cables between the pair) they must differ by the cabling.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
 #include <unistd.h>
 
+#include "rankmap/mapper.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
 #include "scratch_dir.hpp"
@@ -52,7 +54,9 @@ Timing run(const std::string& platform, const Mapping& mapping, std::vector<std:
   sim::RunRequest req;
   req.smpirun = RANKMAP_SMPIRUN;
   req.platform_path = platform;
-  req.hostfile_path = write("hosts.txt", sim::hostfile(mapping));
+  auto hosts = sim::hostfile(mapping);
+  REQUIRE(hosts.ok());
+  req.hostfile_path = write("hosts.txt", *hosts);
   req.ranks = mapping.ranks();
   command.insert(command.begin(), std::string(RANKMAP_SMPI_EXAMPLES_DIR) + "/" + program);
   req.command = command;
@@ -195,4 +199,83 @@ TEST_CASE("smpi: the dragonfly platform gives the times of SimGrid's DRAGONFLY (
   for (int r = 0; r < 18; ++r) spread.placement.push_back({(r % 3) * 6 + r / 3, 0});
   REQUIRE(spread.check().ok());
   check_same_times(builtin, ours, spread);
+}
+
+namespace {
+
+// Ranks on the cores of node 0, in rank order.
+Mapping on_node_0(const Machine& machine, const std::vector<int>& cores) {
+  Mapping m;
+  m.machine = machine;
+  for (int c : cores) m.placement.push_back({0, c});
+  REQUIRE(m.check().ok());
+  return m;
+}
+
+// The ring's traffic as the profiler would see it: r -> r+1, `iters`
+// messages of `bytes`.
+Traffic ring_traffic(int ranks, int iters, double bytes) {
+  Traffic t;
+  t.ranks = ranks;
+  for (int r = 0; r < ranks; ++r) t.flows.push_back({r, (r + 1) % ranks, static_cast<double>(iters), iters * bytes});
+  REQUIRE(t.check().ok());
+  return t;
+}
+
+double model_time(const Mapping& mapping, const Traffic& traffic) {
+  auto platform = Platform::from_machine(mapping.machine);
+  REQUIRE(platform.ok());
+  const std::vector<double> times = predicted_rank_times(traffic, mapping.placement, *platform);
+  return *std::max_element(times.begin(), times.end());
+}
+
+}  // namespace
+
+// Dual-socket nodes: cores 0, 1 in package 0, cores 2, 3 in package 1; shared
+// memory 300 ns and 20 GB/s (the defaults), the socket link 1 us and 10 GB/s.
+const char* const kDualSocket = "torus=2 node=package:2,core:2 t_inj=0ns socket-lat=1us socket-bw=10GB/s";
+
+// The ring's time= is its slowest rank's clock from the barrier on. The
+// barrier lets one rank out a message latency before its neighbour, and that
+// rank waits for the neighbour's first message: one latency more than the
+// steps themselves, which is all the time model sees. Besides, SMPI charges
+// 10 ns per MPI_Wtime and rounds to 1 ns per step (smpirun's surf/precision):
+// the margin.
+constexpr double kSmpiMargin = 30e-9;
+
+TEST_CASE("smpi: a cross-socket pair is slower than a same-package pair by the socket link's cost") {
+  const Machine machine = machine_of(kDualSocket);
+  const std::string platform = generated_platform(machine, "dual.xml");
+  const std::vector<std::string> ring = {"--iters", "5", "--bytes", "1000000"};
+  // Two ranks exchange 1 MB each step, both ways at once (a full-duplex link).
+  const Timing same = run(platform, on_node_0(machine, {0, 1}), ring);
+  const Timing cross = run(platform, on_node_0(machine, {0, 2}), ring);
+  // Steps: 5 x (300 ns + 1 MB / 20 GB/s) = 251.5 us and 5 x (1 us + 1 MB / 10 GB/s)
+  // = 505 us; plus the barrier's latency.
+  const double same_steps = 5 * (300e-9 + 1e6 / 20e9), cross_steps = 5 * (1e-6 + 1e6 / 10e9);
+  CHECK(std::stod(same.program_time) == Approx(same_steps + 300e-9).epsilon(0).margin(kSmpiMargin));
+  CHECK(std::stod(cross.program_time) == Approx(cross_steps + 1e-6).epsilon(0).margin(kSmpiMargin));
+  // The time model predicts the steps.
+  const Traffic traffic = ring_traffic(2, 5, 1e6);
+  CHECK(model_time(on_node_0(machine, {0, 1}), traffic) == Approx(same_steps));
+  CHECK(model_time(on_node_0(machine, {0, 2}), traffic) == Approx(cross_steps));
+}
+
+TEST_CASE("smpi: the model and SimGrid agree on a four-rank ring inside a dual-socket node") {
+  const Machine machine = machine_of(kDualSocket);
+  const std::string platform = generated_platform(machine, "dual4.xml");
+  const std::vector<std::string> ring = {"--iters", "5", "--bytes", "1000000"};
+  const Traffic traffic = ring_traffic(4, 5, 1e6);
+  // Packages alternate: every message crosses, two flows each way share the
+  // socket link: 5 x (1 us + 2 MB / 10 GB/s) = 1005 us.
+  const Mapping alternating = on_node_0(machine, {0, 2, 1, 3});
+  const Timing shared = run(platform, alternating, ring);
+  CHECK(std::stod(shared.program_time) == Approx(5 * (1e-6 + 2e6 / 10e9) + 1e-6).epsilon(0).margin(kSmpiMargin));
+  CHECK(model_time(alternating, traffic) == Approx(std::stod(shared.program_time) - 1e-6).epsilon(0).margin(kSmpiMargin));
+  // Two ranks per package: 1 -> 2 and 3 -> 0 cross, one each way, and each
+  // step waits for them: 5 x (1 us + 1 MB / 10 GB/s) = 505 us.
+  const Mapping paired = on_node_0(machine, {0, 1, 2, 3});
+  const Timing alone = run(platform, paired, ring);
+  CHECK(std::stod(alone.program_time) == Approx(5 * (1e-6 + 1e6 / 10e9) + 1e-6).epsilon(0).margin(kSmpiMargin));
+  CHECK(model_time(paired, traffic) == Approx(std::stod(alone.program_time) - 1e-6).epsilon(0).margin(kSmpiMargin));
 }

@@ -47,6 +47,8 @@ TEST_CASE("machine strings round-trip through parse and print") {
       "torus=5x3 wrap=0x1 links=2x1",
       "torus=2x2x2x2x2x2x2x2",
       "torus=7 bw=100Gbit/s t_hop=0.5ns",
+      "desmos node=package:2,core:6 socket-lat=1us socket-bw=9.6GB/s",
+      "torus=4x4 node=package:2,core:4 shm-lat=250ns shm-bw=12GB/s socket-lat=0ns",
   };
   for (const char* line : lines) {
     INFO(line);
@@ -73,6 +75,10 @@ TEST_CASE("malformed machine strings are rejected naming the bad word") {
       {"torus=4x2 bw=fast", "bw=fast"},
       {"torus=4x2 t_hop=12parsecs", "t_hop=12parsecs"},
       {"torus=4x2 colour=blue", "colour=blue"},
+      {"torus=4x2 shm-lat=-1ns", "shm-lat=-1ns"},
+      {"torus=4x2 shm-bw=0", "shm-bw=0"},
+      {"torus=4x2 socket-lat=soon", "socket-lat=soon"},
+      {"torus=4x2 socket-bw=-3GB/s", "socket-bw=-3GB/s"},
       {"desmoss", "desmoss"},
       {"links=1x1", "no torus= word"},
       {"torus=4x2 node=package:2,gadget:3", "gadget"},
@@ -93,6 +99,24 @@ TEST_CASE("malformed machine strings are rejected naming the bad word") {
     CHECK_THAT(m.error().message, Catch::Contains(c.needle));
     CHECK(m.error().message.find('\n') == std::string::npos);
   }
+}
+
+TEST_CASE("intra-node costs: documented defaults, overridable, printed only when not the defaults") {
+  auto m = parse_machine("desmos node=package:2,core:6");
+  REQUIRE(m.ok());
+  CHECK(m->intra_node.shm_lat == 300e-9);
+  CHECK(m->intra_node.shm_bw == 20e9);
+  CHECK(m->intra_node.socket_lat == 500e-9);
+  CHECK(m->intra_node.socket_bw == 14.4e9);
+  CHECK(to_string(*m) == "torus=4x2x2x2 wrap=1x1x1x1 links=1x1x1x1 node=package:2,core:6 bw=75Gbit/s t_inj=850ns t_hop=129ns");
+  auto slow = parse_machine("desmos node=package:2,core:6 socket-bw=10GB/s shm-lat=0.2us");
+  REQUIRE(slow.ok());
+  CHECK(slow->intra_node.socket_bw == 10e9);
+  CHECK(slow->intra_node.shm_lat == 200e-9);
+  CHECK(slow->intra_node.socket_lat == 500e-9);
+  CHECK(*slow != *m);
+  CHECK(to_string(*slow) ==
+        "torus=4x2x2x2 wrap=1x1x1x1 links=1x1x1x1 node=package:2,core:6 bw=75Gbit/s t_inj=850ns t_hop=129ns shm-lat=200ns socket-bw=10GB/s");
 }
 
 TEST_CASE("links above 2 are for chains and longer rings") {

@@ -121,7 +121,8 @@ std::vector<std::string> Machine::files() const {
 bool Machine::operator==(const Machine& o) const {
   return network_word == o.network_word && sizes == o.sizes && wrap == o.wrap && links == o.links && node == o.node &&
          node_xml == o.node_xml && node_groups == o.node_groups &&
-         bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && hosts_path == o.hosts_path && host_names == o.host_names;
+         bw == o.bw && t_inj == o.t_inj && t_hop == o.t_hop && intra_node == o.intra_node && hosts_path == o.hosts_path &&
+         host_names == o.host_names;
 }
 
 namespace {
@@ -223,6 +224,14 @@ Status MachineBuilder::apply(const std::string& word, const std::string& where, 
     auto v = text::parse_duration(value);
     if (!v) return bad("expected a duration like 850ns or 1.2us");
     (key == "t_inj" ? m.t_inj : m.t_hop) = *v;
+  } else if (key == "shm-lat" || key == "socket-lat") {
+    auto v = text::parse_duration(value);
+    if (!v) return bad("expected a duration like 300ns or 0.5us");
+    (key == "shm-lat" ? m.intra_node.shm_lat : m.intra_node.socket_lat) = *v;
+  } else if (key == "shm-bw" || key == "socket-bw") {
+    auto v = text::parse_bandwidth(value);
+    if (!v) return bad("expected a bandwidth like 20GB/s or 14.4GB/s");
+    (key == "shm-bw" ? m.intra_node.shm_bw : m.intra_node.socket_bw) = *v;
   } else if (key == "hosts") {
     m.hosts_path = value;
   } else {
@@ -509,6 +518,14 @@ std::string to_string(const Machine& m) {
   }
   s += " bw=" + text::format_bandwidth(m.bw) + " t_inj=" + text::format_duration(m.t_inj) +
        " t_hop=" + text::format_duration(m.t_hop);
+  // Intra-node costs only when they differ from the defaults: the canonical
+  // line is written into every mapping file and platform, and those of
+  // machines described before these words existed stay byte for byte.
+  const IntraNodeCosts defaults;
+  if (m.intra_node.shm_lat != defaults.shm_lat) s += " shm-lat=" + text::format_duration(m.intra_node.shm_lat);
+  if (m.intra_node.shm_bw != defaults.shm_bw) s += " shm-bw=" + text::format_bandwidth(m.intra_node.shm_bw);
+  if (m.intra_node.socket_lat != defaults.socket_lat) s += " socket-lat=" + text::format_duration(m.intra_node.socket_lat);
+  if (m.intra_node.socket_bw != defaults.socket_bw) s += " socket-bw=" + text::format_bandwidth(m.intra_node.socket_bw);
   if (!m.hosts_path.empty()) s += " hosts=" + m.hosts_path;
   return s;
 }

@@ -64,11 +64,6 @@ struct EvaluateOptions {
   int ppn = 0;              // slots per node for the lower bound; 0: cores per node
   std::vector<int> nodes;   // allocated nodes for the lower bound; empty: all
   bool lower_bound = true;
-  // Intra-node messages in the time model: what rankmap-sim's platform gives
-  // its loopback links (simulation::PlatformOptions), so model and SimGrid
-  // price a shared-memory message alike.
-  double intra_node_latency = 300e-9;  // seconds per message
-  double intra_node_bw = 20e9;         // bytes per second, not shared
 };
 
 // The machine context both the evaluator and the algorithms need.
@@ -76,6 +71,9 @@ struct Platform {
   std::shared_ptr<const Network> network;  // the machine's network (a torus, a fat-tree, ...)
   NodeKinds node_kinds;  // the inside of every node (kinds may differ: machine.hpp nodes=)
   LatencyModel latency;
+  // What intra-node messages cost (the machine's shm-* and socket-* words):
+  // the time model and rankmap-sim's platform read the same values.
+  IntraNodeCosts intra_node;
   const Network& net() const { return *network; }
   const NodeTopology& node(int n) const { return node_kinds.of(n); }
   static Result<Platform> from_machine(const Machine& machine);
@@ -91,13 +89,15 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
 
 // The time model, per rank (what evaluate's predicted_comm_time_* summarise;
 // docs/mapper.md, "Time model"): rank r's time is the sum over its messages
-// of their latency (t_inj + hops x t_hop; intra-node: intra_node_latency)
-// plus the time until the last of its flows has arrived when every flow of
-// the traffic starts at once and each directed link is shared by the flows
-// crossing it (in proportion to 1 / route latency, as SimGrid weighs them;
-// a flow that ends leaves its share to the others). Intra-node flows run at
-// intra_node_bw, unshared. Placement must fit the traffic and the machine
-// (evaluate checks; this does not).
+// of their latency (t_inj + hops x t_hop; inside a package shm_lat, between
+// packages of a node socket_lat) plus the time until the last of its flows
+// has arrived when every flow of the traffic starts at once and each
+// directed link is shared by the flows crossing it (in proportion to
+// 1 / route latency, as SimGrid weighs them; a flow that ends leaves its
+// share to the others). A node's inter-socket links are such links, of
+// socket_bw per direction; flows inside a package run at shm_bw, unshared.
+// Placement must fit the traffic and the machine (evaluate checks; this
+// does not).
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options = {});
 

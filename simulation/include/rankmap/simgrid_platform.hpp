@@ -16,7 +16,15 @@
 //    bandwidth (twice the node's port capacity) never binds, so a single
 //    message may use both physical links of a doubled pair, as the capacity
 //    model of torus/ assumes;
-//  - one FATPIPE loopback link per node for intra-node messages;
+//  - one FATPIPE loopback link per node for messages inside a package
+//    (Machine::intra_node shm_bw, shm_lat);
+//  - a node of several packages is one host per package, "<host>-p<k>",
+//    with core= that package's cores; they share the node's NIC and
+//    loopback, and each pair of them is joined by a SPLITDUPLEX inter-socket
+//    link "so-<node>-<p>-<q>" (p < q; UP carries p -> q) of socket_bw per
+//    direction and socket_lat, the only link of a cross-package route. The
+//    time model shares it the same way (docs/mapper.md, "Time model").
+//    One-package nodes are one host named Machine::host_name(node), as before;
 //  - routes listed explicitly (<zone routing="Full">) for every ordered pair of
 //    nodes, in the order of Torus::route: the one routing implementation.
 //
@@ -36,10 +44,10 @@
 
 namespace rankmap::simulation {
 
+// The intra-node bandwidths and latencies are the machine's (shm-bw=,
+// shm-lat=, socket-bw=, socket-lat=), which the time model reads too.
 struct PlatformOptions {
   double host_speed = 1e9;        // flop/s per core; irrelevant with smpi/simulate-computation:no
-  double loopback_bw = 20e9;      // bytes/s of an intra-node message (shared-memory copy)
-  double loopback_lat = 300e-9;   // seconds, intra-node message latency
   // Nodes between which routes are written; empty means all. Routes are
   // nodes^2, so for large machines restrict them to the nodes a mapping uses.
   std::vector<int> route_nodes;
@@ -59,6 +67,16 @@ std::string torus_link_id(int a, int b, int d);
 LinkUse torus_link_use(int from, int to, int d);
 std::string nic_link_id(int node);
 std::string loopback_link_id(int node);
+// The inter-socket link between packages p and q of a node (order irrelevant).
+std::string socket_link_id(int node, int p, int q);
+
+// The SimGrid host of package `package` of node `node`, a node of `packages`
+// packages: the node's host name when it has one, else "<host>-p<package>".
+std::string package_host_id(const Machine& machine, int node, int package, int packages);
+
+// The SimGrid route between two packages of one node: the loopback inside a
+// package, else the inter-socket link in the way from -> to.
+std::vector<LinkUse> intra_node_route(int node, int from_package, int to_package);
 
 // SimGrid link id of directed link `link` of a network other than a torus.
 std::string network_link_id(int link);
@@ -71,10 +89,11 @@ std::vector<LinkUse> platform_route(const Network& network, int a, int b);
 // range in route_nodes.
 Result<std::string> platform_xml(const Machine& machine, const PlatformOptions& options = {});
 
-// SMPI hostfile: line i is the host of rank i's node (smpirun places ranks in
-// hostfile order; no "host:n" counts, which smpirun would unroll through a
-// temporary file in the working directory).
-std::string hostfile(const Mapping& mapping);
+// SMPI hostfile: line i is the host of rank i's core's package on its node
+// (smpirun places ranks in hostfile order; no "host:n" counts, which smpirun
+// would unroll through a temporary file in the working directory). Fails if
+// a node topology cannot be loaded.
+Result<std::string> hostfile(const Mapping& mapping);
 
 // Distinct nodes used by a mapping, ascending.
 std::vector<int> used_nodes(const Mapping& mapping);

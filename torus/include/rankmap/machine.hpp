@@ -15,6 +15,24 @@
 
 namespace rankmap {
 
+// What a message between two cores of one node costs. Inside a package it is
+// a shared-memory copy, never slowed by other flows; between two packages it
+// crosses the inter-socket link (QPI/UPI), one per ordered package pair,
+// shared by the flows that cross it in that direction. The defaults of the
+// shm values are those rankmap always used; the socket values are a Xeon
+// E5-26xx dual-socket node's (docs/formats.md says where they come from).
+struct IntraNodeCosts {
+  double shm_lat = 300e-9;     // shm-lat=300ns: per message, same package
+  double shm_bw = 20e9;        // shm-bw=20GB/s: per flow, same package
+  double socket_lat = 500e-9;  // socket-lat=500ns: per message between packages
+  double socket_bw = 14.4e9;   // socket-bw=14.4GB/s: per direction of a package pair
+
+  bool operator==(const IntraNodeCosts& o) const {
+    return shm_lat == o.shm_lat && shm_bw == o.shm_bw && socket_lat == o.socket_lat && socket_bw == o.socket_bw;
+  }
+  bool operator!=(const IntraNodeCosts& o) const { return !(*this == o); }
+};
+
 struct Machine {
   // Another network than the torus, as its machine word ("fattree=2;4,4;1,2;1,2");
   // empty for a torus. When set, sizes/wrap/links are empty.
@@ -39,6 +57,7 @@ struct Machine {
   double bw = 75e9 / 8;        // bw=75Gbit/s: one physical link, one direction
   double t_inj = 850e-9;       // t_inj=850ns: injection + ejection
   double t_hop = 129e-9;       // t_hop=129ns
+  IntraNodeCosts intra_node;   // shm-lat= shm-bw= socket-lat= socket-bw=
   std::string hosts_path;      // hosts=PATH
   std::vector<std::string> host_names;  // per node index; filled by the parser
 
