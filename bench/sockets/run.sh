@@ -161,6 +161,12 @@ print()
 print("Socket cost of a placement: (T2 - T1) / T2, the part of its dual-socket time the socket links add (negative:")
 print("the slower socket messages shifted the run's timing so that it ended sooner; a static cost model cannot")
 print("show that, SimGrid can). Changes are negative where rankmap is faster.")
+print()
+print("Against the seed paper (up to 25% on NAS LU and SP on dual-socket Angara nodes, \"mostly from moving the")
+print("work onto the first socket\"): the socket part of rankmap's gain is large only against a baseline that deals")
+print("ranks over the sockets (`block-rr`, where it reaches tens of points on ring and 4-14 on the NAS-like")
+print("kernels); against in-order `block`, which already keeps neighbouring ranks on one socket, the gain is the")
+print("network's. Which baseline the seed's launcher used decides how much of its 25% was sockets.")
 whole = {}
 if os.path.exists(wholeapp):
     for line in open(wholeapp):
