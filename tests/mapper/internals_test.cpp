@@ -495,3 +495,32 @@ TEST_CASE("cores: a node that is not full fills one package (compact) or every p
   CHECK(parse_core_fill("spread").ok());
   CHECK_FALSE(parse_core_fill("scatter").ok());
 }
+
+TEST_CASE("cores: a chain of ranks on a full dual-socket node crosses the packages once") {
+  // 12 ranks in a chain on 2 x 6 cores, its middle edges the heaviest
+  // (w(i, i+1) = 10 + min(i, 10 - i)): the optimum puts ranks 0-5 and 6-11 in
+  // the two packages, one edge (weight 15) between them. A greedy fill grown
+  // from the heaviest rank starts in the middle and leaves both ends in the
+  // second package (two crossings, 12 + 12), which no pairwise swap repairs.
+  const Platform pf = test::platform_of("torus=1 node=package:2,core:6");
+  CommGraph g;
+  g.vertices = 12;
+  g.xadj.push_back(0);
+  for (int v = 0; v < 12; ++v) {
+    for (int u : {v - 1, v + 1}) {
+      if (u < 0 || u > 11) continue;
+      const int i = std::min(u, v);
+      g.adjncy.push_back(u);
+      g.weight.push_back(10.0 + std::min(i, 10 - i));
+    }
+    g.xadj.push_back(static_cast<std::int64_t>(g.adjncy.size()));
+  }
+  const std::vector<int> node_of(12, 0);
+  const auto placement = detail::cores_by_topology(g, node_of, pf.node_kinds, 1);
+  std::vector<int> package(12);
+  for (int r = 0; r < 12; ++r) package[static_cast<size_t>(r)] = pf.node(0).package_of_core(placement[static_cast<size_t>(r)].core);
+  int crossings = 0;
+  for (int r = 0; r + 1 < 12; ++r) crossings += package[static_cast<size_t>(r)] != package[static_cast<size_t>(r) + 1];
+  CHECK(crossings == 1);
+  CHECK(package[0] != package[11]);
+}
