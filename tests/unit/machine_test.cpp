@@ -249,6 +249,9 @@ TEST_CASE("mixed nodes: bad nodes= words are refused naming the word") {
   std::string many = "torus=100 nodes=";
   for (int i = 0; i < 70; ++i) many += (i ? ";" : "") + std::to_string(i) + ":core:" + std::to_string(i + 2);
   CHECK(error_of(many) == "m.txt:3: nodes=: more than 64 kinds of node, the limit");
+  std::string lists = "torus=4 nodes=";
+  for (int i = 0; i < 300; ++i) lists += (i ? ";" : "") + std::string("0-3:core:2");
+  CHECK(error_of(lists).find("more than 256 node lists in nodes= words, the limit") != std::string::npos);
 }
 
 TEST_CASE("same_network compares the network, not the nodes or latencies") {

@@ -248,6 +248,11 @@ Status MachineBuilder::apply_node_groups(const std::string& value, const std::st
     const size_t colon = item.find(':');
     if (colon == std::string::npos || colon == 0 || colon + 1 == item.size())
       return bad("expected node lists with their node kind, like nodes=0-23:package:2,core:6;24-35:core:8");
+    // Each item's ranges are walked node by node once the node count is
+    // known: a bounded number of them keeps a hostile file from asking for
+    // billions of steps.
+    if (pending_groups.size() >= kMaxNodeGroupItems)
+      return bad("more than " + std::to_string(kMaxNodeGroupItems) + " node lists in nodes= words, the limit");
     PendingGroup g{item.substr(0, colon), item.substr(colon + 1), where, from_preset};
     if (g.members.find_first_not_of("0123456789-,") != std::string::npos)
       return bad("'" + text::excerpt(g.members) + "' is not a list of node indices and ranges like 0-3,8");

@@ -4,6 +4,7 @@
 // The format is documented in docs/formats.md.
 #pragma once
 
+#include <cstddef>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -85,8 +86,10 @@ struct Machine {
   bool operator!=(const Machine& o) const { return !(*this == o); }
 };
 
-// Most kinds of node a machine may have (each is loaded by hwloc).
+// Most kinds of node a machine may have (each is loaded by hwloc), and most
+// node lists all its nodes= words may hold together.
 inline constexpr int kMaxNodeKinds = 64;
+inline constexpr size_t kMaxNodeGroupItems = 256;
 
 // Names of the dimensions: X Y Z K D4 D5 D6 D7.
 std::string dimension_name(int d);
