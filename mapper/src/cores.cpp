@@ -97,10 +97,16 @@ std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vect
     auto place_from = [&](int first, std::vector<int>& core_of) {
       core_of.assign(static_cast<size_t>(k), -1);
       std::vector<char> placed(static_cast<size_t>(k), 0);
-      for (int c : chosen) {
+      size_t next = 0;
+      if (first >= 0) {
+        placed[static_cast<size_t>(first)] = 1;
+        core_of[static_cast<size_t>(first)] = chosen[next++];
+      }
+      for (; next < chosen.size(); ++next) {
+        const int c = chosen[next];
         int best = -1;
         double best_score = -1;
-        for (int i = 0; i < k && !(first >= 0 && c == chosen.front()); ++i) {
+        for (int i = 0; i < k; ++i) {
           if (placed[i]) continue;
           double score = 0;
           for (int j = 0; j < k; ++j)
@@ -114,7 +120,6 @@ std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vect
             best = i;
           }
         }
-        if (best < 0) best = first;
         placed[best] = 1;
         core_of[best] = c;
       }
