@@ -52,6 +52,14 @@ std::optional<long long> parse_int(std::string_view s) {
   return v;
 }
 
+std::optional<std::pair<long long, long long>> parse_range(std::string_view s) {
+  const size_t dash = s.find('-');
+  const auto lo = parse_int(s.substr(0, dash));
+  const auto hi = dash == std::string_view::npos ? lo : parse_int(s.substr(dash + 1));
+  if (!lo || !hi) return std::nullopt;
+  return std::make_pair(*lo, *hi);
+}
+
 std::optional<std::uint64_t> parse_uint64(std::string_view s) {
   std::uint64_t v = 0;
   if (s.empty() || s[0] == '-' || s[0] == '+') return std::nullopt;

@@ -69,12 +69,9 @@ Result<std::vector<int>> parse_node_list(const std::string& list, const Machine&
   for (const std::string& raw : text::split(list, ',')) {
     const std::string word(text::trim(raw));
     if (word.empty()) return make_error("--nodes: empty entry in '" + list + "'");
-    const auto dash = word.find('-');
-    auto lo = text::parse_int(word.substr(0, dash));
-    auto hi = dash == std::string::npos ? lo : text::parse_int(word.substr(dash + 1));
-    if (lo && hi) {
-      if (*hi < *lo) return make_error("--nodes: empty range '" + word + "'");
-      for (long long a = *lo; a <= *hi; ++a)
+    if (const auto lo_hi = text::parse_range(word)) {
+      if (lo_hi->second < lo_hi->first) return make_error("--nodes: empty range '" + word + "'");
+      for (long long a = lo_hi->first; a <= lo_hi->second; ++a)
         if (auto st = add(static_cast<int>(std::min<long long>(a, nn)), std::to_string(a)); !st) return st.error();
     } else {
       const int a = machine.node_of_host(word);

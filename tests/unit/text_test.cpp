@@ -63,3 +63,14 @@ TEST_CASE("last_lines keeps the end of a process's output") {
   CHECK(rankmap::text::last_lines("one line", 3) == "one line");
   CHECK(rankmap::text::last_lines("", 3) == "");
 }
+
+TEST_CASE("parse_range: one index or lo-hi, either end an integer") {
+  using Range = std::pair<long long, long long>;
+  CHECK(text::parse_range("3") == Range{3, 3});
+  CHECK(text::parse_range("0-7") == Range{0, 7});
+  CHECK(text::parse_range("7-2") == Range{7, 2});  // order is the caller's to check
+  CHECK_FALSE(text::parse_range("a-3").has_value());
+  CHECK_FALSE(text::parse_range("3-").has_value());
+  CHECK_FALSE(text::parse_range("").has_value());
+  CHECK_FALSE(text::parse_range("node-3").has_value());
+}

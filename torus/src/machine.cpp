@@ -287,14 +287,12 @@ Status MachineBuilder::resolve_node_groups() {
       }
     }
     for (const std::string& range : text::split(g.members, ',')) {
-      const size_t dash = range.find('-');
-      auto lo = text::parse_int(range.substr(0, dash));
-      auto hi = dash == std::string::npos ? lo : text::parse_int(range.substr(dash + 1));
-      if (!lo || !hi || *hi < *lo)
+      const auto lo_hi = text::parse_range(range);
+      if (!lo_hi || lo_hi->second < lo_hi->first)
         return located_error(g.where, "nodes=: '" + text::excerpt(range) + "' is not a node index or a range like 0-3");
-      if (*hi >= n)
+      if (lo_hi->second >= n)
         return located_error(g.where, "nodes=: node " + text::excerpt(range) + " out of range 0.." + std::to_string(n - 1));
-      for (long long a = *lo; a <= *hi; ++a) kind_of[static_cast<size_t>(a)] = kind;
+      for (long long a = lo_hi->first; a <= lo_hi->second; ++a) kind_of[static_cast<size_t>(a)] = kind;
     }
   }
   // Canonical: kinds ordered by their first member.

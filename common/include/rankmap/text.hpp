@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +19,9 @@ std::string_view trim(std::string_view s);
 std::string_view strip_comment(std::string_view line);
 
 std::optional<long long> parse_int(std::string_view s);
+// "3" -> {3, 3}, "0-7" -> {0, 7} (the order is the caller's to check);
+// nullopt when either end is not an integer.
+std::optional<std::pair<long long, long long>> parse_range(std::string_view s);
 std::optional<std::uint64_t> parse_uint64(std::string_view s);
 std::optional<double> parse_double(std::string_view s);
 
