@@ -51,6 +51,14 @@ constexpr int kRecombineParents = 6;        // cheapest distinct placements reco
 // over 5 seeds kept falling up to 3 (by 1-3% more on the recorded CG, ADI
 // and sparse patterns at 192-256 ranks than at 1), for 0.1-0.2 s.
 constexpr std::int64_t kRecombineWork = 3;
+// The tabu search's budget, in iterated searches' budgets, and its reach:
+// at 4 the mean cost over 5 seeds fell 1.5-3% on random graphs, recorded
+// sparse patterns and the shuffled stencil at 1,024 ranks (0.25-0.45 s more).
+constexpr std::int64_t kTabuWork = 4;
+// At most ~2 s of it: strong, whose budget is 10x the default's, stays
+// within its 10 s (4.5 s more at 1,024 ranks without the cap).
+constexpr std::int64_t kTabuMaxWork = 800'000'000;
+constexpr int kTabuUpTo = 1024;  // ranks
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -403,7 +411,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       ils_min = std::min(ils_min, cands[i].score.weighted_cost);
       ils_max = std::max(ils_max, cands[i].score.weighted_cost);
     }
-    if (!picked.empty() && p.ranks() <= kRecombineUpTo && ils_max > ils_min * (1 + kTieShare)) {
+    const bool searches_differ = !picked.empty() && ils_max > ils_min * (1 + kTieShare);
+    if (searches_differ && p.ranks() <= kRecombineUpTo) {
       // The search's result depends on its kicks as much as on its start
       // (one start at two seeds ended 7% apart, measured): the start of the
       // cheapest result gets further runs at other seeds, placements of one
@@ -446,6 +455,20 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           cands.push_back(std::move(c));
         }
       }
+    }
+    if (searches_differ && p.ranks() <= kTabuUpTo && detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
+      // Tabu search from the cheapest placement so far (tabu_search.cpp):
+      // best move of the whole neighbourhood at every step, uphill too, so
+      // it walks out of the basin the searches above ended in.
+      size_t cheapest = 0;
+      for (size_t i = 1; i < cands.size(); ++i)
+        if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
+      say("tabu search from " + cands[cheapest].name);
+      Candidate c{cands[cheapest].name + "+tabu", cands[cheapest].node_of, {}};
+      detail::tabu_search(g, torus, p.allocation, c.node_of, std::min(kTabuMaxWork, kTabuWork * ils_work),
+                          derived_seed(p.seed, 400));
+      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      cands.push_back(std::move(c));
     }
   }
 

@@ -102,6 +102,16 @@ void refine(const CommGraph& graph, const Network& torus, const Allocation& allo
 void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
+// Tabu search (tabu_search.cpp) on sum w x weighted_distance with at most its
+// slots on every allocated node: at every step the best move or swap of the
+// neighbourhood, uphill too, recent moves forbidden. node_of becomes the best
+// assignment seen (never worse than the input). `work` bounds the moves
+// evaluated; deterministic for a seed. Needs ranks x allocated nodes table
+// entries: nothing happens where tabu_search_fits says no.
+bool tabu_search_fits(int ranks, int allocated_nodes);
+void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
+                 std::int64_t work, std::uint64_t seed);
+
 // Recombination of good placements (recombine.cpp): children keep what two
 // parents agree on (the second moved by the torus symmetry that agrees most
 // with the first) and re-place the rest, then get an iterated local search;

@@ -263,6 +263,74 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
   CHECK(detail::weighted_cost(g, pf.net(), kicked) < detail::weighted_cost(g, pf.net(), descent));
 }
 
+TEST_CASE("internals: the tabu search never loses, keeps every node's slots, is deterministic") {
+  const Platform pf = platform_of("torus=4x4 node=package:1,core:4");
+  const Torus& torus = test::torus_of(pf);
+  // Uneven slots and free room: 60 ranks on 16 nodes holding 2 to 5.
+  std::vector<int> nodes = iota_nodes(16), slots(16);
+  for (int i = 0; i < 16; ++i) slots[i] = 2 + i % 4;
+  const Allocation alloc(16, nodes, slots);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const CommGraph g = random_graph(50, 5, seed);
+    std::vector<int> start(50);
+    {
+      std::vector<int> room = slots;
+      int node = 0;
+      for (int r = 0; r < 50; ++r) {
+        while (room[node] == 0) node = (node + 7) % 16;
+        start[r] = node;
+        --room[node];
+        node = (node + 7) % 16;
+      }
+    }
+    const double before = detail::weighted_cost(g, torus, start);
+    auto a = start, b = start;
+    detail::tabu_search(g, torus, alloc, a, 2'000'000, seed);
+    detail::tabu_search(g, torus, alloc, b, 2'000'000, seed);
+    CHECK(a == b);
+    std::vector<int> held(16, 0);
+    for (int n : a) ++held[n];
+    for (int i = 0; i < 16; ++i) CHECK(held[i] <= slots[i]);
+    CHECK(detail::weighted_cost(g, torus, a) < before);
+    // A local minimum of the descent is not the end: the tabu search goes on from it.
+    auto descent = start;
+    detail::refine(g, torus, alloc, descent, 4);
+    auto from_descent = descent;
+    detail::tabu_search(g, torus, alloc, from_descent, 2'000'000, seed);
+    CHECK(detail::weighted_cost(g, torus, from_descent) < detail::weighted_cost(g, torus, descent));
+  }
+}
+
+TEST_CASE("internals: the tabu search reaches the optimum of a scrambled torus stencil") {
+  // The 8x8 periodic stencil scrambled onto an 8x8 torus, one rank per node
+  // (the instance the iterated search above ends at 392 on): every edge one
+  // hop apart is the optimum, 2 x 128 edges, and the tabu search gets there.
+  const Platform pf = platform_of("torus=8x8 node=core:1");
+  const CommGraph g = stencil_8x8_unit_bytes();
+  std::vector<int> node_of(64);
+  for (int r = 0; r < 64; ++r) node_of[r] = (r * 37 + 11) % 64;
+  detail::tabu_search(g, pf.net(), uniform(pf.net(), iota_nodes(64), 1), node_of, 50'000'000, 1);
+  CHECK(detail::weighted_cost(g, pf.net(), node_of) == 2.0 * static_cast<double>(g.edges()));
+}
+
+TEST_CASE("internals: the tabu search finds the brute-force optimum of small instances") {
+  // 8 ranks, 2 per node on a 2x2 torus: every one of the 2,520 divisions
+  // into node pairs, placed 4! ways, is enumerated.
+  const Platform pf = platform_of("torus=4 node=core:2");
+  for (std::uint64_t seed = 1; seed <= 5; ++seed) {
+    const CommGraph g = random_graph(8, 3, seed);
+    std::vector<int> node_of(8), best_seen;
+    double optimum = std::numeric_limits<double>::infinity();
+    std::vector<int> order = {0, 0, 1, 1, 2, 2, 3, 3};
+    do {
+      optimum = std::min(optimum, detail::weighted_cost(g, pf.net(), order));
+    } while (std::next_permutation(order.begin(), order.end()));
+    for (int r = 0; r < 8; ++r) node_of[r] = r / 2;
+    detail::tabu_search(g, pf.net(), uniform(pf.net(), iota_nodes(4), 2), node_of, 1'000'000, seed);
+    CHECK(detail::weighted_cost(g, pf.net(), node_of) == optimum);
+  }
+}
+
 TEST_CASE("internals: the iterated local search ends when no rank can be kicked anywhere") {
   // Two allocated nodes that are not torus neighbours, each holding a pair
   // that talks only inside: no kick has a target, the budget must still end it.
