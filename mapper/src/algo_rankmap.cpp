@@ -14,6 +14,8 @@
 //                three more runs from the start of the cheapest result
 //   recombine    up to 256 ranks, the cheapest distinct placements are
 //                recombined (recombine.cpp)
+//   tabu         up to 1,024 ranks, a tabu search from the cheapest
+//                placement (tabu_search.cpp)
 //   relief       the cheapest tied candidates and the chosen one get the
 //                link relief (link_relief.cpp)
 //   choice       lowest cost among candidates no worse than block on both
