@@ -88,14 +88,6 @@ class TrialLoads {
     add(new_src, new_dst, bytes);
     return bytes * (t_.weighted_distance(new_src, new_dst) - t_.weighted_distance(src, dst));
   }
-  // True if the route src -> dst crosses a link loaded to at least `level`
-  // (bytes / capacity) within a rounding error.
-  bool crosses(int src, int dst, double level) {
-    t_.route(src, dst, path_);
-    for (const Hop& h : path_)
-      if (loads_[h.link] / t_.link_capacity(h.link) >= level * (1 - 1e-9)) return true;
-    return false;
-  }
   void add(int src, int dst, double bytes) {
     if (src == dst) return;
     t_.route(src, dst, path_);
@@ -178,15 +170,52 @@ class TrialLoads {
   int stamp_ = 0;
 };
 
+// The flows crossing each link, kept up to date as flows move: each step
+// of the relief needs the flows on its busiest links, and routing every flow
+// to find them was most of the relief's time at 32k ranks (196k rank flows
+// of the random pattern, ~10 hops each, 16 steps per call).
+class FlowsOnLinks {
+ public:
+  explicit FlowsOnLinks(const Network& t) : t_(t), on_(static_cast<size_t>(t.link_slots())) {}
+  void add(int flow, int src, int dst) {
+    if (src == dst) return;
+    t_.route(src, dst, path_);
+    for (const Hop& h : path_) on_[h.link].push_back(flow);
+  }
+  void remove(int flow, int src, int dst) {
+    if (src == dst) return;
+    t_.route(src, dst, path_);
+    for (const Hop& h : path_) {
+      std::vector<int>& on = on_[h.link];
+      *std::find(on.begin(), on.end(), flow) = on.back();
+      on.pop_back();
+    }
+  }
+  // Calls visit(flow) for every flow whose route crosses a link loaded to at
+  // least `level` (bytes / capacity) within a rounding error; a flow crossing
+  // several such links is visited once per link.
+  template <class Visit>
+  void each_on_busiest(const std::vector<double>& loads, double level, Visit visit) const {
+    for (size_t l = 0; l < on_.size(); ++l)
+      if (!on_[l].empty() && loads[l] / t_.link_capacity(static_cast<int>(l)) >= level * (1 - 1e-9))
+        for (int i : on_[l]) visit(i);
+  }
+
+ private:
+  const Network& t_;
+  std::vector<std::vector<int>> on_;
+  std::vector<Hop> path_;
+};
+
 }  // namespace
 
 void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
                         std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
-  // Each step routes every flow to find the busiest links' ranks: on dense
-  // traffic (all-to-all: a million flows at 1,024 ranks, and every placement
-  // of a full torus loads the links alike) that costs seconds for nothing.
+  // Every flow is routed and listed on its links: on dense traffic
+  // (all-to-all: a million flows at 1,024 ranks, and every placement of a
+  // full torus loads the links alike) that costs seconds for nothing.
   if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return;
   std::vector<std::vector<int>> incident(static_cast<size_t>(n)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
@@ -202,6 +231,11 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
   for (const Flow& f : traffic.flows) cost += f.bytes * torus.weighted_distance(node_of[f.src], node_of[f.dst]);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
+  FlowsOnLinks on_links(torus);
+  for (size_t i = 0; i < traffic.flows.size(); ++i) {
+    const Flow& f = traffic.flows[i];
+    if (f.bytes > 0) on_links.add(static_cast<int>(i), node_of[f.src], node_of[f.dst]);
+  }
   std::vector<int> stamp(traffic.flows.size(), -1), affected, hot_ranks, cand;
   std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
   std::vector<std::pair<double, int>> attached;
@@ -220,13 +254,14 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
   };
   for (int swap = 0; swap < max_swaps && state.max > 0; ++swap) {
     // Ranks with a flow across a busiest link, the heaviest such flow first.
+    // (A flow on several busiest links is listed once per link: the
+    // duplicates are equal pairs and change neither the order nor the pick.)
     std::vector<std::pair<double, int>> hot;
-    for (const Flow& f : traffic.flows) {
-      const int a = node_of[f.src], b = node_of[f.dst];
-      if (a == b || f.bytes <= 0 || !trial.crosses(a, b, state.max)) continue;
+    on_links.each_on_busiest(loads, state.max, [&](int i) {
+      const Flow& f = traffic.flows[i];
       hot.push_back({f.bytes, f.src});
       hot.push_back({f.bytes, f.dst});
-    }
+    });
     std::sort(hot.begin(), hot.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
     hot_ranks.clear();
     for (auto [bytes, r] : hot)
@@ -296,6 +331,8 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
     for (int i : affected) {
       const Flow& f = traffic.flows[i];
       trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+      on_links.remove(i, node_of[f.src], node_of[f.dst]);
+      on_links.add(i, place(f.src), place(f.dst));
     }
     auto& ma = members[a];
     ma.erase(std::find(ma.begin(), ma.end(), best_r));
@@ -316,9 +353,9 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
   const std::vector<int>& nodes = allocation.nodes();
   const int nn = torus.nodes();
   std::vector<NodeFlow> flows = node_flows(traffic, node_of);
-  // Every swap reroutes all flows to find those on the busiest links: on
-  // dense traffic (all-to-all, where every placement of a full torus loads
-  // the links alike anyway) that costs seconds for nothing.
+  // Every flow is routed and listed on its links: on dense traffic
+  // (all-to-all, where every placement of a full torus loads the links alike
+  // anyway) that costs seconds for nothing.
   if (flows.size() > 32 * nodes.size()) return;
   std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < flows.size(); ++i) {
@@ -332,6 +369,8 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
   for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
+  FlowsOnLinks on_links(torus);
+  for (size_t i = 0; i < flows.size(); ++i) on_links.add(static_cast<int>(i), flows[i].src, flows[i].dst);
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
   // The flows with an end on x or y, each once: the only ones a swap reroutes.
@@ -348,11 +387,10 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
   for (int swap = 0; swap < max_swaps; ++swap) {
     // The busiest links and the nodes whose flows cross them.
     std::vector<int> ends;
-    for (const NodeFlow& f : flows)
-      if (trial.crosses(f.src, f.dst, state.max)) {
-        ends.push_back(f.src);
-        ends.push_back(f.dst);
-      }
+    on_links.each_on_busiest(loads, state.max, [&](int i) {
+      ends.push_back(flows[i].src);
+      ends.push_back(flows[i].dst);
+    });
     std::sort(ends.begin(), ends.end());
     ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
     trial.rank_links();
@@ -393,6 +431,8 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
     for (int i : affected) {
       NodeFlow& f = flows[i];
       trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+      on_links.remove(i, f.src, f.dst);
+      on_links.add(i, moved(f.src), moved(f.dst));
       f.src = moved(f.src);
       f.dst = moved(f.dst);
     }
