@@ -209,14 +209,14 @@ class FlowsOnLinks {
 
 }  // namespace
 
-void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                        std::vector<int>& node_of, int max_swaps, double cost_budget) {
+int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
+                       std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
   // Every flow is routed and listed on its links: on dense traffic
   // (all-to-all: a million flows at 1,024 ranks, and every placement of a
   // full torus loads the links alike) that costs seconds for nothing.
-  if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return;
+  if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return 0;
   std::vector<std::vector<int>> incident(static_cast<size_t>(n)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
@@ -252,7 +252,8 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
             affected.push_back(i);
           }
   };
-  for (int swap = 0; swap < max_swaps && state.max > 0; ++swap) {
+  int swap = 0;
+  for (; swap < max_swaps && state.max > 0; ++swap) {
     // Ranks with a flow across a busiest link, the heaviest such flow first.
     // (A flow on several busiest links is listed once per link: the
     // duplicates are equal pairs and change neither the order nor the pick.)
@@ -346,17 +347,18 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
     node_of[best_r] = best_b;
     state = load_state(torus, loads);
   }
+  return swap;
 }
 
-void relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
-                   int max_swaps, double cost_budget) {
+int relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+                  int max_swaps, double cost_budget) {
   const std::vector<int>& nodes = allocation.nodes();
   const int nn = torus.nodes();
   std::vector<NodeFlow> flows = node_flows(traffic, node_of);
   // Every flow is routed and listed on its links: on dense traffic
   // (all-to-all, where every placement of a full torus loads the links alike
   // anyway) that costs seconds for nothing.
-  if (flows.size() > 32 * nodes.size()) return;
+  if (flows.size() > 32 * nodes.size()) return 0;
   std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < flows.size(); ++i) {
     touching[flows[i].src].push_back(static_cast<int>(i));
@@ -384,7 +386,8 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
           affected.push_back(i);
         }
   };
-  for (int swap = 0; swap < max_swaps; ++swap) {
+  int swap = 0;
+  for (; swap < max_swaps; ++swap) {
     // The busiest links and the nodes whose flows cross them.
     std::vector<int> ends;
     on_links.each_on_busiest(loads, state.max, [&](int i) {
@@ -442,6 +445,7 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
     for (int r : members[y]) node_of[r] = y;
     state = load_state(torus, loads);
   }
+  return swap;
 }
 
 }  // namespace rankmap::detail
