@@ -332,10 +332,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         c.score = from.score;
         return c;
       }
-    int swaps = detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
-    const double spent = detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
-    swaps += detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, std::max(0.0, budget - spent));
-    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    // Scores of an unchanged placement are its candidate's (network_score
+    // is a function of the placement): no rescoring after a step in vain.
+    const int node_swaps = detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
+    const double spent =
+        node_swaps == 0 ? 0.0 : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
+    const int swaps = node_swaps + detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
+                                                              std::max(0.0, budget - spent));
+    c.score = swaps == 0 ? from.score : detail::network_score(*p.traffic, torus, c.node_of);
     if (swaps == 0) relieved_in_vain.emplace_back(from.node_of, budget);
     return c;
   };
