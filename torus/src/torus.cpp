@@ -56,20 +56,23 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
     }
     first.push_back(dims);
     const size_t blocks = first.size() - 1;
-    t.block_coord_.resize(static_cast<size_t>(t.nodes_) * blocks);
+    t.block_index_.resize(static_cast<size_t>(t.nodes_) * 2 * blocks);
     for (size_t k = 0; k < blocks; ++k) {
       const int block_stride = t.strides_[first[k]];
       const int block_size = first[k + 1] < dims ? t.strides_[first[k + 1]] / block_stride : t.nodes_ / block_stride;
+      // At most 8 tables of at most kDistanceTableNodes^2 entries: int offsets.
+      const int table_start = static_cast<int>(t.block_table_.size());
       // Node i * block_stride has coordinate i in this block and 0 elsewhere.
-      std::vector<double> table(static_cast<size_t>(block_size) * static_cast<size_t>(block_size));
       for (int x = 0; x < block_size; ++x)
         for (int y = 0; y < block_size; ++y)
-          table[static_cast<size_t>(x) * static_cast<size_t>(block_size) + static_cast<size_t>(y)] =
-              t.weighted_distance_computed(x * block_stride, y * block_stride);
-      t.block_tables_.push_back(std::move(table));
-      t.block_sizes_.push_back(static_cast<size_t>(block_size));
-      for (int n = 0; n < t.nodes_; ++n) t.block_coord_[static_cast<size_t>(n) * blocks + k] = (n / block_stride) % block_size;
+          t.block_table_.push_back(t.weighted_distance_computed(x * block_stride, y * block_stride));
+      for (int n = 0; n < t.nodes_; ++n) {
+        const int c = (n / block_stride) % block_size;
+        t.block_index_[(static_cast<size_t>(n) * blocks + k) * 2] = table_start + c * block_size;
+        t.block_index_[(static_cast<size_t>(n) * blocks + k) * 2 + 1] = c;
+      }
     }
+    t.blocks_ = static_cast<int>(blocks);
   }
   return t;
 }
