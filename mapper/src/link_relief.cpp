@@ -56,6 +56,12 @@ LoadState load_state(const Network& torus, const std::vector<double>& loads) {
   return s;
 }
 
+// A flow's route as link ids, in route order.
+struct Route {
+  const int* first;
+  const int* last;
+};
+
 // Loads under trial changes: flows are rerouted onto a scratch state, the
 // changed links remembered, the new LoadState derived from them alone
 // (unless every busiest link got lighter), then undone exactly.
@@ -81,24 +87,21 @@ class TrialLoads {
     ++stamp_;
     changed_.clear();
   }
-  // Moves `bytes` from the route src -> dst to the route new_src -> new_dst;
-  // returns the change of bytes x weighted distance.
-  double reroute(int src, int dst, int new_src, int new_dst, double bytes) {
-    add(src, dst, -bytes);
+  // Moves `bytes` from the route src -> dst, whose links (in route order)
+  // are given, to the route new_src -> new_dst; returns the change of
+  // bytes x weighted distance.
+  double reroute(const Route& route, int src, int dst, int new_src, int new_dst, double bytes) {
+    add_links(route, -bytes);
     add(new_src, new_dst, bytes);
     return bytes * (t_.weighted_distance(new_src, new_dst) - t_.weighted_distance(src, dst));
   }
   void add(int src, int dst, double bytes) {
     if (src == dst) return;
     t_.route(src, dst, path_);
-    for (const Hop& h : path_) {
-      if (mark_[h.link] != stamp_) {
-        mark_[h.link] = stamp_;
-        changed_.push_back(h.link);
-        saved_[h.link] = loads_[h.link];
-      }
-      loads_[h.link] += bytes;
-    }
+    for (const Hop& h : path_) add_to(h.link, bytes);
+  }
+  void add_links(const Route& route, double bytes) {
+    for (const int* l = route.first; l != route.last; ++l) add_to(*l, bytes);
   }
   LoadState state_after(const LoadState& state) const {
     LoadState s = state;
@@ -130,6 +133,14 @@ class TrialLoads {
   }
 
  private:
+  void add_to(int link, double bytes) {
+    if (mark_[link] != stamp_) {
+      mark_[link] = stamp_;
+      changed_.push_back(link);
+      saved_[link] = loads_[link];
+    }
+    loads_[link] += bytes;
+  }
   // Every busiest link got lighter: the new max is the busiest unchanged
   // link (from the ranked list, whose unchanged loads are still exact) or a
   // changed one. False when the list cannot tell (all of it changed or tied).
@@ -170,26 +181,44 @@ class TrialLoads {
   int stamp_ = 0;
 };
 
-// The flows crossing each link, kept up to date as flows move: each step
-// of the relief needs the flows on its busiest links, and routing every flow
-// to find them was most of the relief's time at 32k ranks (196k rank flows
-// of the random pattern, ~10 hops each, 16 steps per call).
+// The flows crossing each link and the route of each flow, kept up to date
+// as flows move: each step of the relief needs the flows on its busiest
+// links, and each trial the routes its flows leave. Routing every flow to
+// find the first was most of the relief's time at 32k ranks (196k rank flows
+// of the random pattern, ~10 hops each, 16 steps per call); the second
+// halves the routing of the trials.
 class FlowsOnLinks {
  public:
-  explicit FlowsOnLinks(const Network& t) : t_(t), on_(static_cast<size_t>(t.link_slots())) {}
+  FlowsOnLinks(const Network& t, size_t flows)
+      : t_(t), on_(static_cast<size_t>(t.link_slots())), route_at_(flows, 0), route_end_(flows, 0) {}
+  // Routes the flow src -> dst (its first route, or its next after remove).
+  // Routes are appended to one pool; a moved flow's old one stays unused
+  // (a few hundred per relief, against one allocation per flow).
   void add(int flow, int src, int dst) {
-    if (src == dst) return;
-    t_.route(src, dst, path_);
-    for (const Hop& h : path_) on_[h.link].push_back(flow);
+    const auto f = static_cast<size_t>(flow);
+    route_at_[f] = pool_.size();
+    if (src != dst) {
+      t_.route(src, dst, path_);
+      for (const Hop& h : path_) {
+        on_[h.link].push_back(flow);
+        pool_.push_back(h.link);
+      }
+    }
+    route_end_[f] = pool_.size();
   }
-  void remove(int flow, int src, int dst) {
-    if (src == dst) return;
-    t_.route(src, dst, path_);
-    for (const Hop& h : path_) {
-      std::vector<int>& on = on_[h.link];
+  void remove(int flow) {
+    const Route r = route(flow);
+    for (const int* l = r.first; l != r.last; ++l) {
+      std::vector<int>& on = on_[*l];
       *std::find(on.begin(), on.end(), flow) = on.back();
       on.pop_back();
     }
+  }
+  // The links of the flow's current route, in route order (valid until the
+  // next add).
+  Route route(int flow) const {
+    const auto f = static_cast<size_t>(flow);
+    return Route{pool_.data() + route_at_[f], pool_.data() + route_end_[f]};
   }
   // Calls visit(flow) for every flow whose route crosses a link loaded to at
   // least `level` (bytes / capacity) within a rounding error; a flow crossing
@@ -204,6 +233,8 @@ class FlowsOnLinks {
  private:
   const Network& t_;
   std::vector<std::vector<int>> on_;
+  std::vector<int> pool_;
+  std::vector<size_t> route_at_, route_end_;
   std::vector<Hop> path_;
 };
 
@@ -231,7 +262,7 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
   for (const Flow& f : traffic.flows) cost += f.bytes * torus.weighted_distance(node_of[f.src], node_of[f.dst]);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
-  FlowsOnLinks on_links(torus);
+  FlowsOnLinks on_links(torus, traffic.flows.size());
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
     if (f.bytes > 0) on_links.add(static_cast<int>(i), node_of[f.src], node_of[f.dst]);
@@ -309,7 +340,7 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
           double cost_delta = 0;
           for (int i : affected) {
             const Flow& f = traffic.flows[i];
-            cost_delta += trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+            cost_delta += trial.reroute(on_links.route(i), node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
           }
           const LoadState after = trial.state_after(state);
           trial.undo();
@@ -331,8 +362,8 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     trial.begin();
     for (int i : affected) {
       const Flow& f = traffic.flows[i];
-      trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
-      on_links.remove(i, node_of[f.src], node_of[f.dst]);
+      trial.reroute(on_links.route(i), node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+      on_links.remove(i);
       on_links.add(i, place(f.src), place(f.dst));
     }
     auto& ma = members[a];
@@ -371,7 +402,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
   for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
-  FlowsOnLinks on_links(torus);
+  FlowsOnLinks on_links(torus, flows.size());
   for (size_t i = 0; i < flows.size(); ++i) on_links.add(static_cast<int>(i), flows[i].src, flows[i].dst);
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
@@ -414,7 +445,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
         double cost_delta = 0;
         for (int i : affected) {
           const NodeFlow& f = flows[i];
-          cost_delta += trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+          cost_delta += trial.reroute(on_links.route(i), f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
         }
         const LoadState s = trial.state_after(state);
         trial.undo();
@@ -433,8 +464,8 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
     trial.begin();
     for (int i : affected) {
       NodeFlow& f = flows[i];
-      trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
-      on_links.remove(i, f.src, f.dst);
+      trial.reroute(on_links.route(i), f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+      on_links.remove(i);
       on_links.add(i, moved(f.src), moved(f.dst));
       f.src = moved(f.src);
       f.dst = moved(f.dst);
