@@ -431,8 +431,14 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
     LoadState best = state;
     int best_x = -1, best_y = -1;
     double best_delta = 0;
-    for (int x : ends)
-      for (int y : torus.neighbors(x)) {
+    std::vector<int> near;
+    for (int x : ends) {
+      torus.neighbors(x, near);
+      for (size_t k = 0; k < near.size(); ++k) {
+        const int y = near[k];
+        // A neighbour listed twice in a row (both ways round a ring of two)
+        // is the same trial twice: the second cannot beat the first.
+        if (k > 0 && y == near[k - 1]) continue;
         // Contents are swapped whole: each must fit the other node's slots.
         if (y == x || !allocation.contains(y) || static_cast<int>(members[x].size()) > allocation.slots(y) ||
             static_cast<int>(members[y].size()) > allocation.slots(x))
@@ -456,6 +462,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
           best_y = y;
         }
       }
+    }
     if (best_x < 0) break;
     budget -= best_delta;
     const int x = best_x, y = best_y;
