@@ -61,8 +61,10 @@ constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
 // algorithms pair ranks in rank order (docs/benchmarks.md, simulated runs).
 constexpr double kTieShare = 1e-3;
 constexpr double kRelieveMinLoadGain = 0.05;  // max link load it must save for that
-// Each relief swap reroutes every flow to find the busiest links' flows:
-// ~25 ms per swap at 32k ranks of a 27-point stencil, hence fewer swaps there.
+// Each relief step prices every swap around the busiest links: ~1,200 rank
+// swaps and ~10 ms a step at 32k ranks of the random pattern (all 32,768
+// neighbouring node pairs, ~0.1 s, on the 27-point stencil, whose links are
+// all at the max), hence fewer steps there.
 constexpr int kRelieveMaxSwaps = 64;
 constexpr int kRelieveMaxSwapsLarge = 16;  // above kSearchAllStartsUpTo ranks
 
