@@ -3,6 +3,7 @@
 // default's step 5). Two granularities: whole node contents between torus
 // neighbours (relieve_links), and single ranks (relieve_rank_links).
 #include <algorithm>
+#include <unordered_map>
 
 #include "detail.hpp"
 
@@ -187,54 +188,94 @@ class TrialLoads {
 // find the first was most of the relief's time at 32k ranks (196k rank flows
 // of the random pattern, ~10 hops each, 16 steps per call); the second
 // halves the routing of the trials.
+// Memory is one int per hop plus a few words per flow and per link: the
+// lists are one array in link order, built once, and a flow that moves is
+// marked and listed anew in `moved_on_`, which only moved flows enter (a few
+// hundred per relief). Vectors per link cost 60 MB at 262,144 ranks.
 class FlowsOnLinks {
  public:
   FlowsOnLinks(const Network& t, size_t flows)
-      : t_(t), on_(static_cast<size_t>(t.link_slots())), route_at_(flows, 0), route_end_(flows, 0) {}
-  // Routes the flow src -> dst (its first route, or its next after remove).
-  // Routes are appended to one pool; a moved flow's old one stays unused
-  // (a few hundred per relief, against one allocation per flow).
-  void add(int flow, int src, int dst) {
+      : t_(t), route_at_(flows, 0), moved_(flows, 0), has_moved_on_(static_cast<size_t>(t.link_slots()), 0) {
+    pool_.push_back(0);  // at 0: the empty route of every flow not added
+  }
+  // Routes the flow src -> dst; every flow before index().
+  void add(int flow, int src, int dst) { route_at_[static_cast<size_t>(flow)] = append_route(src, dst); }
+  // Lists the flows added so far on the links of their routes.
+  void index() {
+    start_.assign(has_moved_on_.size() + 1, 0);
+    for (size_t f = 0; f < route_at_.size(); ++f) {
+      const Route r = route(static_cast<int>(f));
+      for (const int* l = r.first; l != r.last; ++l) ++start_[static_cast<size_t>(*l) + 1];
+    }
+    for (size_t l = 1; l < start_.size(); ++l) start_[l] += start_[l - 1];
+    listed_.resize(start_.back());
+    std::vector<size_t> fill(start_.begin(), start_.end() - 1);
+    for (size_t f = 0; f < route_at_.size(); ++f) {
+      const Route r = route(static_cast<int>(f));
+      for (const int* l = r.first; l != r.last; ++l) listed_[fill[static_cast<size_t>(*l)]++] = static_cast<int>(f);
+    }
+  }
+  // Moves the flow onto the route src -> dst (after index()).
+  void move(int flow, int src, int dst) {
     const auto f = static_cast<size_t>(flow);
-    route_at_[f] = pool_.size();
-    if (src != dst) {
-      t_.route(src, dst, path_);
-      for (const Hop& h : path_) {
-        on_[h.link].push_back(flow);
-        pool_.push_back(h.link);
+    if (moved_[f]) {
+      const Route r = route(flow);
+      for (const int* l = r.first; l != r.last; ++l) {
+        std::vector<int>& on = moved_on_[*l];
+        *std::find(on.begin(), on.end(), flow) = on.back();
+        on.pop_back();
       }
     }
-    route_end_[f] = pool_.size();
-  }
-  void remove(int flow) {
+    moved_[f] = 1;  // its entries in listed_ are stale from now on
+    route_at_[f] = append_route(src, dst);
     const Route r = route(flow);
     for (const int* l = r.first; l != r.last; ++l) {
-      std::vector<int>& on = on_[*l];
-      *std::find(on.begin(), on.end(), flow) = on.back();
-      on.pop_back();
+      moved_on_[*l].push_back(flow);
+      has_moved_on_[static_cast<size_t>(*l)] = 1;
     }
   }
   // The links of the flow's current route, in route order (valid until the
-  // next add).
+  // next add or move).
   Route route(int flow) const {
-    const auto f = static_cast<size_t>(flow);
-    return Route{pool_.data() + route_at_[f], pool_.data() + route_end_[f]};
+    const int* at = pool_.data() + route_at_[static_cast<size_t>(flow)];
+    return Route{at + 1, at + 1 + *at};
   }
   // Calls visit(flow) for every flow whose route crosses a link loaded to at
   // least `level` (bytes / capacity) within a rounding error; a flow crossing
-  // several such links is visited once per link.
+  // several such links is visited once per link, in no particular order.
   template <class Visit>
   void each_on_busiest(const std::vector<double>& loads, double level, Visit visit) const {
-    for (size_t l = 0; l < on_.size(); ++l)
-      if (!on_[l].empty() && loads[l] / t_.link_capacity(static_cast<int>(l)) >= level * (1 - 1e-9))
-        for (int i : on_[l]) visit(i);
+    for (size_t l = 0; l + 1 < start_.size(); ++l) {
+      if (start_[l] == start_[l + 1] && !has_moved_on_[l]) continue;
+      if (loads[l] / t_.link_capacity(static_cast<int>(l)) < level * (1 - 1e-9)) continue;
+      for (size_t k = start_[l]; k < start_[l + 1]; ++k)
+        if (!moved_[static_cast<size_t>(listed_[k])]) visit(listed_[k]);
+      if (has_moved_on_[l])
+        for (int f : moved_on_.at(static_cast<int>(l))) visit(f);
+    }
   }
 
  private:
+  // Appends the route src -> dst to the pool as its length, then its links.
+  size_t append_route(int src, int dst) {
+    const size_t at = pool_.size();
+    pool_.push_back(0);
+    if (src != dst) {
+      t_.route(src, dst, path_);
+      for (const Hop& h : path_) pool_.push_back(h.link);
+      pool_[at] = static_cast<int>(path_.size());
+    }
+    return at;
+  }
+
   const Network& t_;
-  std::vector<std::vector<int>> on_;
-  std::vector<int> pool_;
-  std::vector<size_t> route_at_, route_end_;
+  std::vector<int> pool_;         // routes: length, then link ids
+  std::vector<size_t> route_at_;  // per flow: its route in the pool
+  std::vector<char> moved_;       // per flow: moved since index()
+  std::vector<size_t> start_;     // per link: its flows in listed_
+  std::vector<int> listed_;
+  std::vector<char> has_moved_on_;  // per link: moved_on_ has an entry
+  std::unordered_map<int, std::vector<int>> moved_on_;  // link -> moved flows on it
   std::vector<Hop> path_;
 };
 
@@ -267,6 +308,7 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     const Flow& f = traffic.flows[i];
     if (f.bytes > 0) on_links.add(static_cast<int>(i), node_of[f.src], node_of[f.dst]);
   }
+  on_links.index();
   std::vector<int> stamp(traffic.flows.size(), -1), affected, hot_ranks, cand;
   std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
   std::vector<std::pair<double, int>> attached;
@@ -363,8 +405,7 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     for (int i : affected) {
       const Flow& f = traffic.flows[i];
       trial.reroute(on_links.route(i), node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
-      on_links.remove(i);
-      on_links.add(i, place(f.src), place(f.dst));
+      on_links.move(i, place(f.src), place(f.dst));
     }
     auto& ma = members[a];
     ma.erase(std::find(ma.begin(), ma.end(), best_r));
@@ -404,6 +445,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
   TrialLoads trial(torus, loads);
   FlowsOnLinks on_links(torus, flows.size());
   for (size_t i = 0; i < flows.size(); ++i) on_links.add(static_cast<int>(i), flows[i].src, flows[i].dst);
+  on_links.index();
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
   // The flows with an end on x or y, each once: the only ones a swap reroutes.
@@ -472,8 +514,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
     for (int i : affected) {
       NodeFlow& f = flows[i];
       trial.reroute(on_links.route(i), f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
-      on_links.remove(i);
-      on_links.add(i, moved(f.src), moved(f.dst));
+      on_links.move(i, moved(f.src), moved(f.dst));
       f.src = moved(f.src);
       f.dst = moved(f.dst);
     }
