@@ -139,16 +139,18 @@ void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, 
 // the bandwidth-weighted cost rises by at most `cost_budget` in total;
 // candidates are the ends of the flows crossing the busiest links. At most
 // `max_swaps` swaps; nothing on dense traffic (over 32 node flows per node).
-void relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
-                   int max_swaps, double cost_budget);
+// Returns the number of swaps made.
+int relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+                  int max_swaps, double cost_budget);
 
 // The same aim with single ranks: a rank with a flow across a busiest link
 // moved to a node with room or swapped with a rank there (its node's torus
 // neighbours and its partners' nodes), best lexicographic (max load, links
 // at the max) per step, cost rise within `cost_budget` in total. At most
 // `max_swaps` steps; sees partition changes that whole-node swaps cannot.
-void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                        std::vector<int>& node_of, int max_swaps, double cost_budget);
+// Returns the number of steps taken.
+int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
+                       std::vector<int>& node_of, int max_swaps, double cost_budget);
 
 // The network objective of a node assignment under the real routing.
 struct NetworkScore {

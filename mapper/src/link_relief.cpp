@@ -3,6 +3,7 @@
 // default's step 5). Two granularities: whole node contents between torus
 // neighbours (relieve_links), and single ranks (relieve_rank_links).
 #include <algorithm>
+#include <unordered_map>
 
 #include "detail.hpp"
 
@@ -56,6 +57,12 @@ LoadState load_state(const Network& torus, const std::vector<double>& loads) {
   return s;
 }
 
+// A flow's route as link ids, in route order.
+struct Route {
+  const int* first;
+  const int* last;
+};
+
 // Loads under trial changes: flows are rerouted onto a scratch state, the
 // changed links remembered, the new LoadState derived from them alone
 // (unless every busiest link got lighter), then undone exactly.
@@ -81,32 +88,21 @@ class TrialLoads {
     ++stamp_;
     changed_.clear();
   }
-  // Moves `bytes` from the route src -> dst to the route new_src -> new_dst;
-  // returns the change of bytes x weighted distance.
-  double reroute(int src, int dst, int new_src, int new_dst, double bytes) {
-    add(src, dst, -bytes);
+  // Moves `bytes` from the route src -> dst, whose links (in route order)
+  // are given, to the route new_src -> new_dst; returns the change of
+  // bytes x weighted distance.
+  double reroute(const Route& route, int src, int dst, int new_src, int new_dst, double bytes) {
+    add_links(route, -bytes);
     add(new_src, new_dst, bytes);
     return bytes * (t_.weighted_distance(new_src, new_dst) - t_.weighted_distance(src, dst));
-  }
-  // True if the route src -> dst crosses a link loaded to at least `level`
-  // (bytes / capacity) within a rounding error.
-  bool crosses(int src, int dst, double level) {
-    t_.route(src, dst, path_);
-    for (const Hop& h : path_)
-      if (loads_[h.link] / t_.link_capacity(h.link) >= level * (1 - 1e-9)) return true;
-    return false;
   }
   void add(int src, int dst, double bytes) {
     if (src == dst) return;
     t_.route(src, dst, path_);
-    for (const Hop& h : path_) {
-      if (mark_[h.link] != stamp_) {
-        mark_[h.link] = stamp_;
-        changed_.push_back(h.link);
-        saved_[h.link] = loads_[h.link];
-      }
-      loads_[h.link] += bytes;
-    }
+    for (const Hop& h : path_) add_to(h.link, bytes);
+  }
+  void add_links(const Route& route, double bytes) {
+    for (const int* l = route.first; l != route.last; ++l) add_to(*l, bytes);
   }
   LoadState state_after(const LoadState& state) const {
     LoadState s = state;
@@ -138,6 +134,14 @@ class TrialLoads {
   }
 
  private:
+  void add_to(int link, double bytes) {
+    if (mark_[link] != stamp_) {
+      mark_[link] = stamp_;
+      changed_.push_back(link);
+      saved_[link] = loads_[link];
+    }
+    loads_[link] += bytes;
+  }
   // Every busiest link got lighter: the new max is the busiest unchanged
   // link (from the ranked list, whose unchanged loads are still exact) or a
   // changed one. False when the list cannot tell (all of it changed or tied).
@@ -178,16 +182,113 @@ class TrialLoads {
   int stamp_ = 0;
 };
 
+// The flows crossing each link and the route of each flow, kept up to date
+// as flows move: each step of the relief needs the flows on its busiest
+// links, and each trial the routes its flows leave. Routing every flow to
+// find the first was most of the relief's time at 32k ranks (196k rank flows
+// of the random pattern, ~10 hops each, 16 steps per call); the second
+// halves the routing of the trials.
+// Memory is one int per hop plus a few words per flow and per link: the
+// lists are one array in link order, built once, and a flow that moves is
+// marked and listed anew in `moved_on_`, which only moved flows enter (a few
+// hundred per relief). Vectors per link cost 60 MB at 262,144 ranks.
+class FlowsOnLinks {
+ public:
+  FlowsOnLinks(const Network& t, size_t flows)
+      : t_(t), route_at_(flows, 0), moved_(flows, 0), has_moved_on_(static_cast<size_t>(t.link_slots()), 0) {
+    pool_.push_back(0);  // at 0: the empty route of every flow not added
+  }
+  // Routes the flow src -> dst; every flow before index().
+  void add(int flow, int src, int dst) { route_at_[static_cast<size_t>(flow)] = append_route(src, dst); }
+  // Lists the flows added so far on the links of their routes.
+  void index() {
+    start_.assign(has_moved_on_.size() + 1, 0);
+    for (size_t f = 0; f < route_at_.size(); ++f) {
+      const Route r = route(static_cast<int>(f));
+      for (const int* l = r.first; l != r.last; ++l) ++start_[static_cast<size_t>(*l) + 1];
+    }
+    for (size_t l = 1; l < start_.size(); ++l) start_[l] += start_[l - 1];
+    listed_.resize(start_.back());
+    std::vector<size_t> fill(start_.begin(), start_.end() - 1);
+    for (size_t f = 0; f < route_at_.size(); ++f) {
+      const Route r = route(static_cast<int>(f));
+      for (const int* l = r.first; l != r.last; ++l) listed_[fill[static_cast<size_t>(*l)]++] = static_cast<int>(f);
+    }
+  }
+  // Moves the flow onto the route src -> dst (after index()).
+  void move(int flow, int src, int dst) {
+    const auto f = static_cast<size_t>(flow);
+    if (moved_[f]) {
+      const Route r = route(flow);
+      for (const int* l = r.first; l != r.last; ++l) {
+        std::vector<int>& on = moved_on_[*l];
+        *std::find(on.begin(), on.end(), flow) = on.back();
+        on.pop_back();
+      }
+    }
+    moved_[f] = 1;  // its entries in listed_ are stale from now on
+    route_at_[f] = append_route(src, dst);
+    const Route r = route(flow);
+    for (const int* l = r.first; l != r.last; ++l) {
+      moved_on_[*l].push_back(flow);
+      has_moved_on_[static_cast<size_t>(*l)] = 1;
+    }
+  }
+  // The links of the flow's current route, in route order (valid until the
+  // next add or move).
+  Route route(int flow) const {
+    const int* at = pool_.data() + route_at_[static_cast<size_t>(flow)];
+    return Route{at + 1, at + 1 + *at};
+  }
+  // Calls visit(flow) for every flow whose route crosses a link loaded to at
+  // least `level` (bytes / capacity) within a rounding error; a flow crossing
+  // several such links is visited once per link, in no particular order.
+  template <class Visit>
+  void each_on_busiest(const std::vector<double>& loads, double level, Visit visit) const {
+    for (size_t l = 0; l + 1 < start_.size(); ++l) {
+      if (start_[l] == start_[l + 1] && !has_moved_on_[l]) continue;
+      if (loads[l] / t_.link_capacity(static_cast<int>(l)) < level * (1 - 1e-9)) continue;
+      for (size_t k = start_[l]; k < start_[l + 1]; ++k)
+        if (!moved_[static_cast<size_t>(listed_[k])]) visit(listed_[k]);
+      if (has_moved_on_[l])
+        for (int f : moved_on_.at(static_cast<int>(l))) visit(f);
+    }
+  }
+
+ private:
+  // Appends the route src -> dst to the pool as its length, then its links.
+  size_t append_route(int src, int dst) {
+    const size_t at = pool_.size();
+    pool_.push_back(0);
+    if (src != dst) {
+      t_.route(src, dst, path_);
+      for (const Hop& h : path_) pool_.push_back(h.link);
+      pool_[at] = static_cast<int>(path_.size());
+    }
+    return at;
+  }
+
+  const Network& t_;
+  std::vector<int> pool_;         // routes: length, then link ids
+  std::vector<size_t> route_at_;  // per flow: its route in the pool
+  std::vector<char> moved_;       // per flow: moved since index()
+  std::vector<size_t> start_;     // per link: its flows in listed_
+  std::vector<int> listed_;
+  std::vector<char> has_moved_on_;  // per link: moved_on_ has an entry
+  std::unordered_map<int, std::vector<int>> moved_on_;  // link -> moved flows on it
+  std::vector<Hop> path_;
+};
+
 }  // namespace
 
-void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                        std::vector<int>& node_of, int max_swaps, double cost_budget) {
+int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
+                       std::vector<int>& node_of, int max_swaps, double cost_budget) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
-  // Each step routes every flow to find the busiest links' ranks: on dense
-  // traffic (all-to-all: a million flows at 1,024 ranks, and every placement
-  // of a full torus loads the links alike) that costs seconds for nothing.
-  if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return;
+  // Every flow is routed and listed on its links: on dense traffic
+  // (all-to-all: a million flows at 1,024 ranks, and every placement of a
+  // full torus loads the links alike) that costs seconds for nothing.
+  if (traffic.flows.size() > 32 * static_cast<size_t>(std::max(n, 1))) return 0;
   std::vector<std::vector<int>> incident(static_cast<size_t>(n)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < traffic.flows.size(); ++i) {
     const Flow& f = traffic.flows[i];
@@ -202,6 +303,12 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
   for (const Flow& f : traffic.flows) cost += f.bytes * torus.weighted_distance(node_of[f.src], node_of[f.dst]);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
+  FlowsOnLinks on_links(torus, traffic.flows.size());
+  for (size_t i = 0; i < traffic.flows.size(); ++i) {
+    const Flow& f = traffic.flows[i];
+    if (f.bytes > 0) on_links.add(static_cast<int>(i), node_of[f.src], node_of[f.dst]);
+  }
+  on_links.index();
   std::vector<int> stamp(traffic.flows.size(), -1), affected, hot_ranks, cand;
   std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
   std::vector<std::pair<double, int>> attached;
@@ -218,15 +325,17 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
             affected.push_back(i);
           }
   };
-  for (int swap = 0; swap < max_swaps && state.max > 0; ++swap) {
+  int swap = 0;
+  for (; swap < max_swaps && state.max > 0; ++swap) {
     // Ranks with a flow across a busiest link, the heaviest such flow first.
+    // (A flow on several busiest links is listed once per link: the
+    // duplicates are equal pairs and change neither the order nor the pick.)
     std::vector<std::pair<double, int>> hot;
-    for (const Flow& f : traffic.flows) {
-      const int a = node_of[f.src], b = node_of[f.dst];
-      if (a == b || f.bytes <= 0 || !trial.crosses(a, b, state.max)) continue;
+    on_links.each_on_busiest(loads, state.max, [&](int i) {
+      const Flow& f = traffic.flows[i];
       hot.push_back({f.bytes, f.src});
       hot.push_back({f.bytes, f.dst});
-    }
+    });
     std::sort(hot.begin(), hot.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
     hot_ranks.clear();
     for (auto [bytes, r] : hot)
@@ -273,7 +382,7 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
           double cost_delta = 0;
           for (int i : affected) {
             const Flow& f = traffic.flows[i];
-            cost_delta += trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+            cost_delta += trial.reroute(on_links.route(i), node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
           }
           const LoadState after = trial.state_after(state);
           trial.undo();
@@ -295,7 +404,8 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
     trial.begin();
     for (int i : affected) {
       const Flow& f = traffic.flows[i];
-      trial.reroute(node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+      trial.reroute(on_links.route(i), node_of[f.src], node_of[f.dst], place(f.src), place(f.dst), f.bytes);
+      on_links.move(i, place(f.src), place(f.dst));
     }
     auto& ma = members[a];
     ma.erase(std::find(ma.begin(), ma.end(), best_r));
@@ -309,17 +419,18 @@ void relieve_rank_links(const Traffic& traffic, const Network& torus, const Allo
     node_of[best_r] = best_b;
     state = load_state(torus, loads);
   }
+  return swap;
 }
 
-void relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
-                   int max_swaps, double cost_budget) {
+int relieve_links(const Traffic& traffic, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+                  int max_swaps, double cost_budget) {
   const std::vector<int>& nodes = allocation.nodes();
   const int nn = torus.nodes();
   std::vector<NodeFlow> flows = node_flows(traffic, node_of);
-  // Every swap reroutes all flows to find those on the busiest links: on
-  // dense traffic (all-to-all, where every placement of a full torus loads
-  // the links alike anyway) that costs seconds for nothing.
-  if (flows.size() > 32 * nodes.size()) return;
+  // Every flow is routed and listed on its links: on dense traffic
+  // (all-to-all, where every placement of a full torus loads the links alike
+  // anyway) that costs seconds for nothing.
+  if (flows.size() > 32 * nodes.size()) return 0;
   std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < flows.size(); ++i) {
     touching[flows[i].src].push_back(static_cast<int>(i));
@@ -332,6 +443,9 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
   for (const NodeFlow& f : flows) cost += f.bytes * torus.weighted_distance(f.src, f.dst);
   double budget = 1e-12 * cost + cost_budget;
   TrialLoads trial(torus, loads);
+  FlowsOnLinks on_links(torus, flows.size());
+  for (size_t i = 0; i < flows.size(); ++i) on_links.add(static_cast<int>(i), flows[i].src, flows[i].dst);
+  on_links.index();
   std::vector<int> stamp(flows.size(), -1), affected;
   int stamp_id = 0;
   // The flows with an end on x or y, each once: the only ones a swap reroutes.
@@ -345,22 +459,28 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
           affected.push_back(i);
         }
   };
-  for (int swap = 0; swap < max_swaps; ++swap) {
+  int swap = 0;
+  for (; swap < max_swaps; ++swap) {
     // The busiest links and the nodes whose flows cross them.
     std::vector<int> ends;
-    for (const NodeFlow& f : flows)
-      if (trial.crosses(f.src, f.dst, state.max)) {
-        ends.push_back(f.src);
-        ends.push_back(f.dst);
-      }
+    on_links.each_on_busiest(loads, state.max, [&](int i) {
+      ends.push_back(flows[i].src);
+      ends.push_back(flows[i].dst);
+    });
     std::sort(ends.begin(), ends.end());
     ends.erase(std::unique(ends.begin(), ends.end()), ends.end());
     trial.rank_links();
     LoadState best = state;
     int best_x = -1, best_y = -1;
     double best_delta = 0;
-    for (int x : ends)
-      for (int y : torus.neighbors(x)) {
+    std::vector<int> near;
+    for (int x : ends) {
+      torus.neighbors(x, near);
+      for (size_t k = 0; k < near.size(); ++k) {
+        const int y = near[k];
+        // A neighbour listed twice in a row (both ways round a ring of two)
+        // is the same trial twice: the second cannot beat the first.
+        if (k > 0 && y == near[k - 1]) continue;
         // Contents are swapped whole: each must fit the other node's slots.
         if (y == x || !allocation.contains(y) || static_cast<int>(members[x].size()) > allocation.slots(y) ||
             static_cast<int>(members[y].size()) > allocation.slots(x))
@@ -373,7 +493,7 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
         double cost_delta = 0;
         for (int i : affected) {
           const NodeFlow& f = flows[i];
-          cost_delta += trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+          cost_delta += trial.reroute(on_links.route(i), f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
         }
         const LoadState s = trial.state_after(state);
         trial.undo();
@@ -384,6 +504,7 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
           best_y = y;
         }
       }
+    }
     if (best_x < 0) break;
     budget -= best_delta;
     const int x = best_x, y = best_y;
@@ -392,7 +513,8 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
     trial.begin();
     for (int i : affected) {
       NodeFlow& f = flows[i];
-      trial.reroute(f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+      trial.reroute(on_links.route(i), f.src, f.dst, moved(f.src), moved(f.dst), f.bytes);
+      on_links.move(i, moved(f.src), moved(f.dst));
       f.src = moved(f.src);
       f.dst = moved(f.dst);
     }
@@ -402,6 +524,7 @@ void relieve_links(const Traffic& traffic, const Network& torus, const Allocatio
     for (int r : members[y]) node_of[r] = y;
     state = load_state(torus, loads);
   }
+  return swap;
 }
 
 }  // namespace rankmap::detail

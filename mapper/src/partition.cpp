@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <numeric>
 
 #include "detail.hpp"
@@ -132,27 +133,37 @@ std::vector<int> partition_groups(const CommGraph& graph, int k, int cap, std::u
 }
 
 CommGraph contract(const CommGraph& graph, const std::vector<int>& part, int k) {
-  Traffic t;
-  t.ranks = k;
+  // Each undirected edge between groups once (u < v), its ends ordered and
+  // packed into one key, sorted and merged. The key orders as the pair
+  // (low, high) does, so the sort makes the same comparisons and the same
+  // moves as on the pairs, and equal pairs are summed in the same order;
+  // 16-byte entries with one integer comparison sort faster than Flows
+  // (the matching and the search contract the whole graph several times:
+  // ~0.1 s at 32k ranks).
+  struct Edge {
+    std::uint64_t key;  // low group << 32 | high group
+    double w;
+  };
+  std::vector<Edge> edges;
+  edges.reserve(graph.adjncy.size() / 2);
   for (int u = 0; u < graph.vertices; ++u)
     for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e) {
       const int v = graph.adjncy[e];
-      // Each undirected edge once (u < v), as a one-way flow: build_comm_graph
-      // mirrors it, so the group edge weight is the plain sum.
-      if (u < v && part[u] != part[v]) t.flows.push_back(Flow{part[u], part[v], 0, graph.weight[e]});
+      if (u >= v || part[u] == part[v]) continue;
+      const auto a = static_cast<std::uint32_t>(std::min(part[u], part[v]));
+      const auto b = static_cast<std::uint32_t>(std::max(part[u], part[v]));
+      edges.push_back(Edge{std::uint64_t{a} << 32 | b, graph.weight[e]});
     }
-  // Normalise direction so merging sums both orientations into one flow.
-  for (Flow& f : t.flows)
-    if (f.src > f.dst) std::swap(f.src, f.dst);
-  std::sort(t.flows.begin(), t.flows.end(),
-            [](const Flow& a, const Flow& b) { return a.src != b.src ? a.src < b.src : a.dst < b.dst; });
-  size_t out = 0;
-  for (size_t i = 0; i < t.flows.size();) {
-    Flow f = t.flows[i++];
-    while (i < t.flows.size() && t.flows[i].src == f.src && t.flows[i].dst == f.dst) f.bytes += t.flows[i++].bytes;
-    t.flows[out++] = f;
+  std::sort(edges.begin(), edges.end(), [](const Edge& x, const Edge& y) { return x.key < y.key; });
+  // As a one-way flow per group pair: build_comm_graph mirrors it, so the
+  // group edge weight is the plain sum.
+  Traffic t;
+  t.ranks = k;
+  for (size_t i = 0; i < edges.size();) {
+    Edge m = edges[i++];
+    while (i < edges.size() && edges[i].key == m.key) m.w += edges[i++].w;
+    t.flows.push_back(Flow{static_cast<int>(m.key >> 32), static_cast<int>(m.key & 0xffffffffu), 0, m.w});
   }
-  t.flows.resize(out);
   return build_comm_graph(t, 0.0);
 }
 

@@ -118,7 +118,8 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
     ++group_size[a];
   }
   std::vector<std::pair<double, int>> att;
-  std::vector<int> cand, near;
+  std::vector<int> cand, near, partner_node;
+  std::vector<double> from_a;
   double total_gain = 0;
   const double tol = kMinGain * (q.total_weight() / static_cast<double>(std::max<std::int64_t>(1, q.edges())) + 1);
   for (int pass = 0; pass < passes; ++pass) {
@@ -135,13 +136,24 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
       }
       std::sort(cand.begin(), cand.end());
       cand.erase(std::unique(cand.begin(), cand.end()), cand.end());
+      // move_delta(q, torus, pos, g, a, b) for every candidate b, with the
+      // partners' nodes and their distances from a looked up once for all
+      // (the same terms in the same order).
+      partner_node.clear();
+      from_a.clear();
+      for (auto e = q.xadj[g]; e < q.xadj[g + 1]; ++e) {
+        partner_node.push_back(pos[q.adjncy[e]]);
+        from_a.push_back(torus.weighted_distance(a, partner_node.back()));
+      }
       double best = -tol;
       int best_b = -1;
       for (int b : cand) {
         if (b == a || !slots[b]) continue;
         const int h = occ[b];
         if (group_size[g] > slots[b] || group_size[h] > slots[a]) continue;
-        double delta = move_delta(q, torus, pos, g, a, b);
+        double delta = 0;
+        for (size_t i = 0; i < partner_node.size(); ++i)
+          delta += q.weight[static_cast<size_t>(q.xadj[g]) + i] * (torus.weighted_distance(b, partner_node[i]) - from_a[i]);
         if (!empty[h]) {
           delta += move_delta(q, torus, pos, h, b, a);
           // The g-h edge keeps its length, but both deltas above counted it as shortened.

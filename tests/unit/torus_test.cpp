@@ -23,6 +23,7 @@ Torus make(const std::string& line) {
 const char* kRoutingMachines[] = {
     "torus=4x2x2x2 links=1x1x1x1", "torus=4x2x2x2", "torus=3x3x3", "torus=4x4", "torus=5x3 wrap=0x0",
     "torus=6x1x2 wrap=1x1x0",  // size-1 dimension, size-2 chain
+    "torus=5x4x2 wrap=1x0x1",  // odd ring, chain walked both ways, size-2 ring
 };
 
 }  // namespace

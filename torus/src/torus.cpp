@@ -56,20 +56,23 @@ Result<Torus> Torus::create(std::vector<int> sizes, std::vector<bool> wrap, std:
     }
     first.push_back(dims);
     const size_t blocks = first.size() - 1;
-    t.block_coord_.resize(static_cast<size_t>(t.nodes_) * blocks);
+    t.block_index_.resize(static_cast<size_t>(t.nodes_) * 2 * blocks);
     for (size_t k = 0; k < blocks; ++k) {
       const int block_stride = t.strides_[first[k]];
       const int block_size = first[k + 1] < dims ? t.strides_[first[k + 1]] / block_stride : t.nodes_ / block_stride;
+      // At most 8 tables of at most kDistanceTableNodes^2 entries: int offsets.
+      const int table_start = static_cast<int>(t.block_table_.size());
       // Node i * block_stride has coordinate i in this block and 0 elsewhere.
-      std::vector<double> table(static_cast<size_t>(block_size) * static_cast<size_t>(block_size));
       for (int x = 0; x < block_size; ++x)
         for (int y = 0; y < block_size; ++y)
-          table[static_cast<size_t>(x) * static_cast<size_t>(block_size) + static_cast<size_t>(y)] =
-              t.weighted_distance_computed(x * block_stride, y * block_stride);
-      t.block_tables_.push_back(std::move(table));
-      t.block_sizes_.push_back(static_cast<size_t>(block_size));
-      for (int n = 0; n < t.nodes_; ++n) t.block_coord_[static_cast<size_t>(n) * blocks + k] = (n / block_stride) % block_size;
+          t.block_table_.push_back(t.weighted_distance_computed(x * block_stride, y * block_stride));
+      for (int n = 0; n < t.nodes_; ++n) {
+        const int c = (n / block_stride) % block_size;
+        t.block_index_[(static_cast<size_t>(n) * blocks + k) * 2] = table_start + c * block_size;
+        t.block_index_[(static_cast<size_t>(n) * blocks + k) * 2 + 1] = c;
+      }
     }
+    t.blocks_ = static_cast<int>(blocks);
   }
   return t;
 }
@@ -168,18 +171,34 @@ double Torus::weighted_distance_computed(int a, int b) const {
 
 void Torus::route(int a, int b, std::vector<Hop>& out) const {
   out.clear();
+  // The walk neighbor() would make, step by step, with the coordinate kept
+  // in hand: the route is the inner loop of the link loads and of the link
+  // relief (millions of hops per call at 32k ranks).
+  const int nd = dims();
+  const int* ca = &coords_[static_cast<size_t>(a) * static_cast<size_t>(nd)];
+  const int* cb = &coords_[static_cast<size_t>(b) * static_cast<size_t>(nd)];
   int moves[kMaxDims];
-  for (int d = 0; d < dims(); ++d) moves[d] = dim_moves(a, b, d);
+  for (int d = 0; d < nd; ++d) moves[d] = dim_move(d, ca[d], cb[d]);
   int at = a;
-  // Positive phase first, then negative phase, each in dimension order.
-  for (Direction dir : {Direction::plus, Direction::minus}) {
-    for (int d = 0; d < dims(); ++d) {
-      const int steps = dir == Direction::plus ? moves[d] : -moves[d];
-      for (int s = 0; s < steps; ++s) {
-        const int next = neighbor(at, d, dir);
-        out.push_back(Hop{at, next, d, dir, link_index(at, d, dir)});
-        at = next;
-      }
+  // Positive phase first, then negative phase, each in dimension order. A
+  // positive move on a chain never passes its end, so only rings wrap.
+  for (int d = 0; d < nd; ++d) {
+    int c = ca[d];
+    for (int s = 0; s < moves[d]; ++s) {
+      const int next = c + 1 == sizes_[d] ? at - c * strides_[d] : at + strides_[d];
+      out.push_back(Hop{at, next, d, Direction::plus, (at * nd + d) * 2});
+      at = next;
+      c = c + 1 == sizes_[d] ? 0 : c + 1;
+    }
+  }
+  for (int d = 0; d < nd; ++d) {
+    // The positive phase left this dimension's coordinate as a's.
+    int c = ca[d];
+    for (int s = 0; s < -moves[d]; ++s) {
+      const int next = c == 0 ? at + (sizes_[d] - 1) * strides_[d] : at - strides_[d];
+      out.push_back(Hop{at, next, d, Direction::minus, (at * nd + d) * 2 + 1});
+      at = next;
+      c = c == 0 ? sizes_[d] - 1 : c - 1;
     }
   }
 }

@@ -75,12 +75,11 @@ class Network {
   // weighted_distance_untabled.
   double weighted_distance(int a, int b) const {
     if (!weighted_table_.empty()) return weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(table_nodes_) + b];
-    if (!block_tables_.empty()) {
-      const int* ia = &block_coord_[static_cast<size_t>(a) * block_tables_.size()];
-      const int* ib = &block_coord_[static_cast<size_t>(b) * block_tables_.size()];
+    if (blocks_ > 0) {
+      const int* ia = &block_index_[static_cast<size_t>(a) * 2 * static_cast<size_t>(blocks_)];
+      const int* ib = &block_index_[static_cast<size_t>(b) * 2 * static_cast<size_t>(blocks_)];
       double w = 0;
-      for (size_t k = 0; k < block_tables_.size(); ++k)
-        w += block_tables_[k][static_cast<size_t>(ia[k]) * block_sizes_[k] + static_cast<size_t>(ib[k])];
+      for (int k = 0; k < blocks_; ++k) w += block_table_[static_cast<size_t>(ia[2 * k]) + static_cast<size_t>(ib[2 * k + 1])];
       return w;
     }
     return weighted_distance_computed(a, b);
@@ -164,11 +163,14 @@ class Network {
  protected:
   // Above kDistanceTableNodes, a network whose weighted distance is a sum
   // over parts of the node's label (the torus: blocks of consecutive
-  // dimensions) may fill these: a table per part, and every node's
-  // coordinate in each part; weighted_distance then sums lookups.
-  std::vector<std::vector<double>> block_tables_;
-  std::vector<size_t> block_sizes_;
-  std::vector<int> block_coord_;  // nodes x blocks
+  // dimensions) may fill these: a table per part, the tables one after
+  // another in block_table_, and for every node and part where the node's
+  // row starts in block_table_ and its column (its coordinate in the part);
+  // weighted_distance then sums one lookup per part (the search's inner loop
+  // at 32k ranks: no per-part table pointer or multiplication on the way).
+  int blocks_ = 0;
+  std::vector<double> block_table_;
+  std::vector<int> block_index_;  // nodes x blocks x {row start, column}
 };
 
 }  // namespace rankmap
