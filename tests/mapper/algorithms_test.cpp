@@ -19,11 +19,7 @@ Traffic synth_traffic(const std::string& pattern, int ranks, std::uint64_t seed 
   s.ranks = ranks;
   s.seed = seed;
   s.shape = shape;
-  auto p = synthesize(s);
-  REQUIRE(p.ok());
-  auto t = traffic_from_profile(*p, CollectiveModel::model);
-  REQUIRE(t.ok());
-  return std::move(*t);
+  return test::synth_traffic(s);
 }
 
 std::vector<Placement> run(const Traffic& t, const Platform& pf, const std::string& algo, int ppn = 0,

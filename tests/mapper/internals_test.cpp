@@ -16,20 +16,25 @@ using test::platform_of;
 
 namespace {
 
-CommGraph synth_graph(const std::string& pattern, int n, int degree, std::uint64_t seed) {
+SynthSpec synth_spec(const std::string& pattern, int n, int degree, std::uint64_t seed) {
   SynthSpec s;
   s.pattern = pattern;
   s.ranks = n;
   s.degree = degree;
   s.seed = seed;
-  auto p = synthesize(s);
-  REQUIRE(p.ok());
-  auto t = traffic_from_profile(*p, CollectiveModel::model);
-  REQUIRE(t.ok());
-  return build_comm_graph(*t, 0);
+  return s;
+}
+
+CommGraph synth_graph(const std::string& pattern, int n, int degree, std::uint64_t seed) {
+  return build_comm_graph(test::synth_traffic(synth_spec(pattern, n, degree, seed)), 0);
 }
 
 CommGraph random_graph(int n, int degree, std::uint64_t seed) { return synth_graph("random", n, degree, seed); }
+
+// The directed traffic of a synthetic random pattern (link-load tests).
+Traffic random_traffic(int n, int degree, std::uint64_t seed) {
+  return test::synth_traffic(synth_spec("random", n, degree, seed));
+}
 
 // The 8x8 periodic 2D stencil, one byte per neighbour pair.
 CommGraph stencil_8x8_unit_bytes() {
@@ -38,11 +43,7 @@ CommGraph stencil_8x8_unit_bytes() {
   s.ranks = 64;
   s.shape = {8, 8};
   s.bytes = 1;
-  auto p = synthesize(s);
-  REQUIRE(p.ok());
-  auto t = traffic_from_profile(*p, CollectiveModel::model);
-  REQUIRE(t.ok());
-  return build_comm_graph(*t, 0);
+  return build_comm_graph(test::synth_traffic(s), 0);
 }
 
 int max_load(const std::vector<int>& bins, int count) {
@@ -173,15 +174,8 @@ TEST_CASE("internals: heavy-edge matching groups a row-major 2D stencil into 2x2
 
 TEST_CASE("internals: link relief lowers the max link load within its cost budget and keeps capacities") {
   const Platform pf = platform_of("torus=4x4 node=core:4");
-  SynthSpec s;
-  s.pattern = "random";
-  s.ranks = 60;
-  s.degree = 4;
-  s.seed = 3;
-  auto prof = synthesize(s);
-  REQUIRE(prof.ok());
-  auto t = traffic_from_profile(*prof, CollectiveModel::model);
-  REQUIRE(t.ok());
+  const Traffic traffic = random_traffic(60, 4, 3);
+  const Traffic* t = &traffic;
   std::vector<int> start(60);
   for (int r = 0; r < 60; ++r) start[r] = (r * 7) % 16;
   const detail::NetworkScore before = detail::network_score(*t, pf.net(), start);
@@ -212,15 +206,8 @@ TEST_CASE("internals: a link relief that makes no swap makes none with less budg
   // same budget; that is exact only if a relief in vain stays in vain with
   // less budget, and if the swap counts say when nothing moved.
   const Platform pf = platform_of("torus=4x4 node=core:4");
-  SynthSpec s;
-  s.pattern = "random";
-  s.ranks = 60;
-  s.degree = 4;
-  s.seed = 3;
-  auto prof = synthesize(s);
-  REQUIRE(prof.ok());
-  auto t = traffic_from_profile(*prof, CollectiveModel::model);
-  REQUIRE(t.ok());
+  const Traffic traffic = random_traffic(60, 4, 3);
+  const Traffic* t = &traffic;
   const Allocation a = uniform(pf.net(), iota_nodes(16), 4);
   std::vector<int> node_of(60);
   for (int r = 0; r < 60; ++r) node_of[r] = (r * 7) % 16;

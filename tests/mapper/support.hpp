@@ -26,4 +26,14 @@ inline const Torus& torus_of(const Platform& platform) {
   return *torus;
 }
 
+// The directed traffic of a synthetic pattern (rankmap::synthesize), with
+// its collectives modelled.
+inline Traffic synth_traffic(const SynthSpec& spec) {
+  auto p = synthesize(spec);
+  REQUIRE(p.ok());
+  auto t = traffic_from_profile(*p, CollectiveModel::model);
+  REQUIRE(t.ok());
+  return std::move(*t);
+}
+
 }  // namespace rankmap::test
