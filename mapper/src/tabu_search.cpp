@@ -9,13 +9,13 @@
 // node). A tabu search instead takes, at every step, the best move of the
 // whole neighbourhood, uphill when nothing goes down, and forbids undoing
 // recent moves for a while: it walks out of a basin along the cheapest way
-// and explores the next one systematically, which is what makes its results
-// depend far less on where it starts.
+// and explores the next one, which a kick that must not raise the cost
+// rarely does (docs/mapper.md, step 3, for what it gains and what not).
 //
 // Moves: a rank to a node with room, or two ranks of different nodes
 // swapped. Candidate nodes for a rank are the nodes of its partners and the
-// network neighbours of its own node (a move elsewhere cannot be cheapest
-// for it). Every rank's cost at every allocated node, C[v][j] = sum over v's
+// network neighbours of its own node (elsewhere is rarely cheaper, and all
+// nodes would multiply each step's work by nodes / degree). Every rank's cost at every allocated node, C[v][j] = sum over v's
 // partners u of w(u, v) x d(j, node of u), is kept up to date, so a move
 // is priced in O(1) and applying it costs degree x nodes.
 //
@@ -40,9 +40,9 @@ namespace {
 constexpr std::int64_t kMaxTableEntries = 4'000'000;  // ranks x allocated nodes (32 MB of doubles)
 // Tenure drawn from [p, 2p] percent of the ranks with partners. Measured at
 // 5 seeds on random graphs, recorded sparse patterns and a shuffled stencil
-// (64-1,024 ranks): 4-8% and 15-30% gave mean costs within 0.5% of each
-// other, 15-30% slightly lower on the larger ones; 2-4% and 100-200% found
-// almost nothing on recorded CG at 192 ranks.
+// (64-1,024 ranks): 8-16% and 15-30% gave mean costs within 1% of each other
+// (15-30% lower by 0.6-0.8% on the two largest), 4-8% up to 1% higher;
+// 2-4% and 100-200% found almost nothing on recorded CG at 192 ranks.
 constexpr int kTenureLowPercent = 15;
 
 }  // namespace
