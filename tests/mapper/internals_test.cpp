@@ -295,7 +295,7 @@ TEST_CASE("internals: the iterated local search gets further than the descent on
 TEST_CASE("internals: the tabu search never loses, keeps every node's slots, is deterministic") {
   const Platform pf = platform_of("torus=4x4 node=package:1,core:4");
   const Torus& torus = test::torus_of(pf);
-  // Uneven slots and free room: 60 ranks on 16 nodes holding 2 to 5.
+  // Uneven slots and free room: 50 ranks on 16 nodes holding 2 to 5 (56 slots).
   std::vector<int> nodes = iota_nodes(16), slots(16);
   for (int i = 0; i < 16; ++i) slots[i] = 2 + i % 4;
   const Allocation alloc(16, nodes, slots);
