@@ -106,8 +106,9 @@ void iterated_search(const CommGraph& graph, const Network& torus, const Allocat
 // slots on every allocated node: at every step the best move or swap of the
 // neighbourhood, uphill too, recent moves forbidden. node_of becomes the best
 // assignment seen (never worse than the input). `work` bounds the moves
-// evaluated; deterministic for a seed. Needs ranks x allocated nodes table
-// entries: nothing happens where tabu_search_fits says no.
+// evaluated; deterministic for a seed. Needs ranks x allocated nodes and
+// allocated nodes x allocated nodes table entries: nothing happens where
+// tabu_search_fits says no.
 bool tabu_search_fits(int ranks, int allocated_nodes);
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
                  std::int64_t work, std::uint64_t seed);

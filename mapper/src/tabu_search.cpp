@@ -37,7 +37,9 @@ namespace rankmap::detail {
 
 namespace {
 
-constexpr std::int64_t kMaxTableEntries = 4'000'000;  // ranks x allocated nodes (32 MB of doubles)
+// Entries of its tables: ranks x allocated nodes (a cost and a tabu step
+// each) and allocated nodes x allocated nodes (distances and swap bounds).
+constexpr std::int64_t kMaxTableEntries = 4'000'000;
 // Tenure drawn from [p, 2p] percent of the ranks with partners. Measured at
 // 5 seeds on random graphs, recorded sparse patterns and a shuffled stencil
 // (64-1,024 ranks): 8-16% and 15-30% gave mean costs within 1% of each other
@@ -48,7 +50,10 @@ constexpr int kTenureLowPercent = 15;
 }  // namespace
 
 bool tabu_search_fits(int ranks, int allocated_nodes) {
-  return static_cast<std::int64_t>(ranks) * allocated_nodes <= kMaxTableEntries;
+  // The second table outgrows the first where the allocation has more
+  // nodes than the job has ranks (a few ranks spread over a large machine).
+  const std::int64_t m = allocated_nodes;
+  return std::max<std::int64_t>(ranks, m) * m <= kMaxTableEntries;
 }
 
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,

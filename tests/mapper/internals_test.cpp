@@ -330,6 +330,13 @@ TEST_CASE("internals: the tabu search never loses, keeps every node's slots, is 
   }
 }
 
+TEST_CASE("internals: the tabu search's tables stay within 4 million entries each") {
+  CHECK(detail::tabu_search_fits(1024, 512));     // the largest peer-benchmark job
+  CHECK(detail::tabu_search_fits(2000, 2000));
+  CHECK(!detail::tabu_search_fits(8192, 4096));   // ranks x nodes too large
+  CHECK(!detail::tabu_search_fits(16, 4096));     // nodes x nodes too large: few ranks on a big machine
+}
+
 TEST_CASE("internals: the tabu search reaches the optimum of a scrambled torus stencil") {
   // The 8x8 periodic stencil scrambled onto an 8x8 torus, one rank per node
   // (the instance the iterated search above ends at 392 on): every edge one
