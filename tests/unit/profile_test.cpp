@@ -54,6 +54,21 @@ TEST_CASE("profile: extension records round-trip; unknown records are skipped wi
   CHECK(again->collectives == p->collectives);
 }
 
+TEST_CASE("profile: a collective with a long name is written on one line and reads back") {
+  // The name has no length limit: 300 letters once overflowed the line
+  // buffer of format_profile, which cut the newline and fused two records.
+  const std::string op(300, 'p');
+  const std::string text = std::string(kRing3) + "comm 0 world\ncoll 0 " + op + " -1 3 24\ncoll 0 " + op +
+                           "q 2 1 8\n";
+  auto p = parse_profile(text, "x.prof");
+  REQUIRE(p.ok());
+  const std::string written = format_profile(*p);
+  CHECK_THAT(written, Catch::EndsWith("coll 0 " + op + " -1 3 24\ncoll 0 " + op + "q 2 1 8\n"));
+  auto again = parse_profile(written, "again");
+  REQUIRE(again.ok());
+  CHECK(again->collectives == p->collectives);
+}
+
 TEST_CASE("profile: malformed input is rejected with file:line") {
   struct Case {
     std::string text;
