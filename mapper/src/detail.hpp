@@ -113,6 +113,16 @@ bool tabu_search_fits(int ranks, int allocated_nodes);
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
                  std::int64_t work, std::uint64_t seed);
 
+// The tabu search one level up (paired_search.cpp): `cycles` times, the
+// ranks of every node are paired (heaviest link first), the pairs searched
+// as units by tabu_search with `work_per_cycle`, then the ranks by refine.
+// Never worse than the input, keeps every node's slots, deterministic for a
+// seed. Applies where every allocated node holds an even number of ranks
+// and some node more than 2 (paired_search_applies); else a no-op.
+bool paired_search_applies(const Allocation& allocation, const std::vector<int>& node_of);
+void paired_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
+                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed);
+
 // Recombination of good placements (recombine.cpp): children keep what two
 // parents agree on (the second moved by the torus symmetry that agrees most
 // with the first) and re-place the rest, then get an iterated local search;

@@ -367,6 +367,73 @@ TEST_CASE("internals: the tabu search finds the brute-force optimum of small ins
   }
 }
 
+TEST_CASE("internals: the paired search never loses, keeps every node's slots, is deterministic") {
+  // 48 ranks, 6 per node on 8 nodes of a 4x2 torus, random partners: the
+  // pairs' search then the ranks' descent, from a scrambled full placement.
+  const Platform pf = platform_of("torus=4x2 node=package:1,core:6");
+  const Allocation alloc = uniform(pf.net(), iota_nodes(8), 6);
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    const CommGraph g = random_graph(48, 4, seed);
+    std::vector<int> start(48);
+    for (int r = 0; r < 48; ++r) start[r] = (r * 5) % 48 / 6;
+    REQUIRE(detail::paired_search_applies(alloc, start));
+    auto a = start, b = start;
+    detail::paired_search(g, pf.net(), alloc, a, 2, 1'000'000, seed);
+    detail::paired_search(g, pf.net(), alloc, b, 2, 1'000'000, seed);
+    CHECK(a == b);
+    CHECK(max_load(a, 8) == 6);
+    CHECK(detail::weighted_cost(g, pf.net(), a) < detail::weighted_cost(g, pf.net(), start));
+    // From a local minimum of the ranks' own descent it still gains or holds.
+    auto descent = start;
+    detail::refine(g, pf.net(), alloc, descent, 4);
+    auto paired = descent;
+    detail::paired_search(g, pf.net(), alloc, paired, 2, 1'000'000, seed);
+    CHECK(detail::weighted_cost(g, pf.net(), paired) <= detail::weighted_cost(g, pf.net(), descent));
+  }
+}
+
+TEST_CASE("internals: the paired search moves two ranks that belong together in one step") {
+  // Two full nodes of 4 ranks, one hop apart. Each node holds two heavy
+  // pairs (0-1 and 2-3 on node 0, 4-5 and 6-7 on node 1, 100 bytes each);
+  // ranks 0 and 1 each send 10 bytes to 6 and to 7: cost 40 hops. Exchanging
+  // the pairs 2-3 and 6-7 (or 0-1 and 4-5) brings it to 0, but every single
+  // swap splits a heavy pair (cost 120 hops or more) and no rank can move (the
+  // nodes are full): the ranks' descent stays, the pairs' search exchanges.
+  const Platform pf = platform_of("torus=2 node=core:4");
+  Traffic t;
+  t.ranks = 8;
+  auto flow = [&](int a, int b, double bytes) { t.flows.push_back(Flow{a, b, 0, bytes}); };
+  for (int r : {0, 2, 4, 6}) flow(r, r + 1, 100);
+  for (int r : {0, 1})
+    for (int u : {6, 7}) flow(r, u, 10);
+  const CommGraph g = build_comm_graph(t, 0);
+  const Allocation alloc = uniform(pf.net(), iota_nodes(2), 4);
+  const std::vector<int> start = {0, 0, 0, 0, 1, 1, 1, 1};
+  const double hop = pf.net().weighted_distance(0, 1);  // two links between the nodes of a 2-ring: 0.5
+  REQUIRE(detail::weighted_cost(g, pf.net(), start) == 40.0 * hop);
+  auto descent = start;
+  detail::refine(g, pf.net(), alloc, descent, 4);
+  CHECK(detail::weighted_cost(g, pf.net(), descent) == 40.0 * hop);
+  auto paired = start;
+  detail::paired_search(g, pf.net(), alloc, paired, 1, 1'000'000, 1);
+  CHECK(detail::weighted_cost(g, pf.net(), paired) == 0.0);
+  CHECK(max_load(paired, 2) == 4);
+}
+
+TEST_CASE("internals: the paired search leaves nodes with an odd number of ranks alone") {
+  const Platform pf = platform_of("torus=4 node=core:4");
+  const CommGraph g = random_graph(14, 3, 1);
+  const Allocation alloc = uniform(pf.net(), iota_nodes(4), 4);
+  // 4 + 4 + 3 + 3 ranks: no pairing covers the last two nodes.
+  const std::vector<int> start = {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1};
+  CHECK(!detail::paired_search_applies(alloc, start));
+  auto node_of = start;
+  detail::paired_search(g, pf.net(), alloc, node_of, 2, 1'000'000, 1);
+  CHECK(node_of == start);
+  // One pair a node: nothing the node-content swaps do not already cover.
+  CHECK(!detail::paired_search_applies(uniform(pf.net(), iota_nodes(4), 2), {0, 0, 1, 1, 2, 2, 3, 3}));
+}
+
 TEST_CASE("internals: the iterated local search ends when no rank can be kicked anywhere") {
   // Two allocated nodes that are not torus neighbours, each holding a pair
   // that talks only inside: no kick has a target, the budget must still end it.
