@@ -76,6 +76,7 @@ const std::vector<MachineGroup>& machine_groups() {
       {"desmos-4", "desmos, 4 ranks per node", "desmos", 32, 4},
       {"desmos-6", "desmos, 6 ranks per node", "desmos", 32, 6},
       {"8x8-4", "8x8 torus, 4 ranks per node", "torus=8x8 node=package:2,core:4", 64, 4},
+      {"4x4-4", "4x4 torus, 4 ranks per node", "torus=4x4 node=package:2,core:4", 16, 4},
       {"4x4x4-2", "4x4x4 torus, 2 ranks per node", "torus=4x4x4 node=package:2,core:4", 64, 2},
       {"8x4x4x4-2", "8x4x4x4 torus, 2 ranks per node", "torus=8x4x4x4 node=package:2,core:4", 512, 2},
   };
@@ -1364,7 +1365,7 @@ int main(int argc, char** argv) {
       std::cerr << "rankmap_bench_peers: --recorded wants NAME=PATH, got '" << r << "'\n";
       return 2;
     }
-    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &machine_groups()[1]});
+    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &machine_groups()[1]});  // desmos-4
   }
   if (!opt.recorded_dir.empty() && !networks)
     for (const MachineGroup& g : machine_groups()) {

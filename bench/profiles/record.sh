@@ -10,6 +10,7 @@
 #   bench/profiles/record.sh BUILD_DIR [PROGRAM...]
 # BUILD_DIR must be configured with -DRANKMAP_SMPI_PROFILER=rankmap_commprof_smpi.
 # With PROGRAM names (e.g. `cg mg`), only those are recorded, in every group.
+# RECORD_GROUPS="4x4-4 desmos-2" records only those groups.
 set -euo pipefail
 # shellcheck source=bench/lib.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
@@ -28,6 +29,7 @@ tmp="$(mktemp -d)"; trap 'rm -rf "$tmp"' EXIT
 # into GROUP/, with their arguments at that count from example-args.txt.
 record_group() {  # GROUP RANKS MACHINE PPN PROGRAM...
   local group=$1 ranks=$2 machine=$3 ppn=$4; shift 4
+  if [ -n "${RECORD_GROUPS:-}" ] && [[ " $RECORD_GROUPS " != *" $group "* ]]; then return 0; fi
   mkdir -p "$here/$group"
   block_mapping "$ranks" "$machine" "$ppn" "$tmp/block.map"
   local ex
@@ -51,6 +53,7 @@ record_group() {  # GROUP RANKS MACHINE PPN PROGRAM...
 # every rank dominate the recording time.
 mini_apps=(cg mg lu adi hydro27)
 record_group desmos-2 64 desmos 2 "${mini_apps[@]}"
+record_group 4x4-4 64 "torus=4x4 node=package:2,core:4" 4 stencil2d stencil3d sparse "${mini_apps[@]}"
 record_group desmos-4 128 desmos 4 "${mini_apps[@]}"
 record_group 4x4x4-2 128 "torus=4x4x4 node=package:2,core:4" 2 "${mini_apps[@]}"
 record_group desmos-6 192 desmos 6 stencil2d stencil3d sparse "${mini_apps[@]}"
