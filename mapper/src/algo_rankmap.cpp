@@ -471,9 +471,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         second.push_back(cands.size());
         cands.push_back(std::move(c));
       }
+      // The cheapest of them outside the tie (another basin, most likely),
+      // else the cheapest.
+      auto tied = [&](size_t i) { return std::abs(cands[i].score.weighted_cost - ils_min) <= ils_min * kTieShare; };
       size_t best_second = second.front();
       for (size_t i : second)
-        if (cands[i].score.weighted_cost < cands[best_second].score.weighted_cost) best_second = i;
+        if ((tied(best_second) && !tied(i)) ||
+            (tied(i) == tied(best_second) && cands[i].score.weighted_cost < cands[best_second].score.weighted_cost))
+          best_second = i;
       const Candidate from = cands[best_second];
       Candidate c{from.name + "+ils", from.node_of, {}};
       detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
