@@ -426,16 +426,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         families.push_back(family(i));
       }
     }
-    const size_t first_ils = cands.size();
-    for (size_t n = 0; n < picked.size(); ++n) {
-      const Candidate& from = cands[picked[n]];
-      say("iterated local search from " + from.name);
-      Candidate c{from.name + "+ils", from.node_of, {}};
-      detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
-                              seed_for(from.name, 100));
+    // An iterated local search from `from`, then the descent: a new candidate.
+    auto iterated = [&](const Candidate& from, const std::string& suffix, std::int64_t work, std::uint64_t seed) {
+      Candidate c{from.name + suffix, from.node_of, {}};
+      detail::iterated_search(g, torus, p.allocation, c.node_of, work, seed);
       detail::refine(g, torus, p.allocation, c.node_of, 4);
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
-      cands.push_back(std::move(c));
+      return c;
+    };
+    const std::int64_t share = ils_work / std::max<std::int64_t>(1, static_cast<std::int64_t>(picked.size()));
+    const size_t first_ils = cands.size();
+    for (size_t n = 0; n < picked.size(); ++n) {
+      say("iterated local search from " + cands[picked[n]].name);
+      cands.push_back(iterated(cands[picked[n]], "+ils", share, seed_for(cands[picked[n]].name, 100)));
     }
     // When every search ended at the same cost there is nothing to gain
     // (an all-to-all on a full torus: every placement ties) and the steps
@@ -479,12 +482,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         if ((tied(best_second) && !tied(i)) ||
             (tied(i) == tied(best_second) && cands[i].score.weighted_cost < cands[best_second].score.weighted_cost))
           best_second = i;
-      const Candidate from = cands[best_second];
-      Candidate c{from.name + "+ils", from.node_of, {}};
-      detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
-                              seed_for(from.name, 100));
-      detail::refine(g, torus, p.allocation, c.node_of, 4);
-      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      Candidate c = iterated(cands[best_second], "+ils", share, seed_for(cands[best_second].name, 100));
       // A cheaper basin: the steps below go on from it.
       searches_differ = c.score.weighted_cost < ils_min * (1 - kTieShare);
       cands.push_back(std::move(c));
@@ -498,14 +496,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       for (size_t n = 1; n < picked.size(); ++n)
         if (cands[first_ils + n].score.weighted_cost < cands[first_ils + best_n].score.weighted_cost) best_n = n;
       const Candidate from = cands[picked[best_n]];
-      for (int n = 0; n < kExtraSearchRuns; ++n) {
-        Candidate c{from.name + "+ils#" + std::to_string(n + 2), from.node_of, {}};
-        detail::iterated_search(g, torus, p.allocation, c.node_of, ils_work / static_cast<std::int64_t>(picked.size()),
-                                seed_for(from.name, 300 + n));
-        detail::refine(g, torus, p.allocation, c.node_of, 4);
-        c.score = detail::network_score(*p.traffic, torus, c.node_of);
-        cands.push_back(std::move(c));
-      }
+      for (int n = 0; n < kExtraSearchRuns; ++n)
+        cands.push_back(iterated(from, "+ils#" + std::to_string(n + 2), share, seed_for(from.name, 300 + n)));
       // Recombination of the cheapest distinct placements found so far
       // (recombine.cpp): what makes the result depend less on which start
       // and which kicks happened to be lucky. It aligns placements by the
