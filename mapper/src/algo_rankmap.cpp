@@ -452,7 +452,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     double block_cost = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < starts; ++i)
       if (cands[i].name == "block") block_cost = cands[i].score.weighted_cost;
-    if (!searches_differ && !picked.empty() && !dense && torus.as_torus() && ils_min < block_cost * (1 - kTieShare)) {
+    if (!searches_differ && !picked.empty() && seeds > 0 && !dense && torus.as_torus() &&
+        ils_min < block_cost * (1 - kTieShare)) {
       // Every search ended at one cost, better than block: one basin around
       // all the starts, or the optimum. Before stopping, starts from another
       // model of the machine: Scotch on a decomposition-defined target built
