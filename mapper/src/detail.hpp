@@ -14,7 +14,8 @@ namespace rankmap::detail {
 // internal cost sums cannot overflow.
 std::vector<std::int32_t> integer_weights(const std::vector<double>& weight, double total_cap = 1e8);
 
-// METIS k-way into k groups; then enforce_group_capacity. k == 1 and
+// METIS k-way into k groups (recursive bisection where k-way leaves them far
+// out of balance); then enforce_group_capacity. k == 1 and
 // k >= vertices are handled by hand (METIS 5.1 crashes or leaves parts empty).
 std::vector<int> partition_groups(const CommGraph& graph, int k, int cap, std::uint64_t seed);
 
