@@ -25,6 +25,10 @@ std::vector<std::int32_t> integer_weights(const std::vector<double>& weight, dou
 
 namespace {
 
+// partition_groups takes METIS's recursive bisection where k-way left more
+// than 1/kMaxKwayExcessShare of the vertices above their group's capacity.
+constexpr std::int64_t kMaxKwayExcessShare = 16;
+
 // Shared by the group and node variants: bin b holds at most cap[b] vertices
 // (0: not usable); `fallback(bin)` names a bin with room when the vertex has
 // no attached bin with room.
@@ -97,10 +101,6 @@ void enforce_node_capacity(const CommGraph& graph, const Network& torus, const A
     return best;
   });
 }
-
-namespace {
-constexpr std::int64_t kMaxKwayExcessShare = 16;  // see partition_groups
-}  // namespace
 
 std::vector<int> partition_groups(const CommGraph& graph, int k, int cap, std::uint64_t seed) {
   const int n = graph.vertices;

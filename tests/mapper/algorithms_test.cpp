@@ -48,6 +48,16 @@ Metrics metrics(const Traffic& t, const Platform& pf, const std::vector<Placemen
   return *m;
 }
 
+// A profile recorded from a mini-app (tests/mapper/data, copied from
+// bench/profiles), as the traffic the mapper sees.
+Traffic recorded_traffic(const std::string& file) {
+  auto profile = read_profile(std::string(RANKMAP_TEST_DATA) + "/" + file);
+  REQUIRE(profile.ok());
+  auto t = traffic_from_profile(*profile, CollectiveModel::model);
+  REQUIRE(t.ok());
+  return *t;
+}
+
 }  // namespace
 
 TEST_CASE("algorithms: registry") {
@@ -339,22 +349,19 @@ TEST_CASE("algorithms: where every search ends at one cost, the default tries st
   // and every search from them ends at one cost, the cost `fast` reaches;
   // Scotch on the decomposition-defined target built from the torus graph
   // leads to a cheaper basin (2.81-2.89e8 against 3.00e8 at 9 of 10 seeds).
-  auto profile = read_profile(std::string(RANKMAP_TEST_DATA) + "/cg64-4x4.prof");
-  REQUIRE(profile.ok());
-  auto t = traffic_from_profile(*profile, CollectiveModel::model);
-  REQUIRE(t.ok());
+  const Traffic t = recorded_traffic("cg64-4x4.prof");
   const Platform pf = platform_of("torus=4x4 node=package:2,core:4");
   MapOptions o;
   o.ppn = 4;
   o.preset = Preset::fast;
-  auto fast = map_ranks(*t, pf, o);
+  auto fast = map_ranks(t, pf, o);
   REQUIRE(fast.ok());
-  const double basin = metrics(*t, pf, fast->placement, 4).weighted_cost;
+  const double basin = metrics(t, pf, fast->placement, 4).weighted_cost;
   o.preset = Preset::standard;
   o.seed = 1;
-  auto r = map_ranks(*t, pf, o);
+  auto r = map_ranks(t, pf, o);
   REQUIRE(r.ok());
-  CHECK(metrics(*t, pf, r->placement, 4).weighted_cost < 0.97 * basin);
+  CHECK(metrics(t, pf, r->placement, 4).weighted_cost < 0.97 * basin);
 }
 
 TEST_CASE("algorithms: where the tabu search finds nothing, another start family gets one") {
@@ -363,17 +370,14 @@ TEST_CASE("algorithms: where the tabu search finds nothing, another start family
   // cheapest placement ends where it started, 2.381e8; the cheapest
   // placement of another start family leads to 2.356e8, where the other
   // seeds end too.
-  auto profile = read_profile(std::string(RANKMAP_TEST_DATA) + "/adi128-desmos4.prof");
-  REQUIRE(profile.ok());
-  auto t = traffic_from_profile(*profile, CollectiveModel::model);
-  REQUIRE(t.ok());
+  const Traffic t = recorded_traffic("adi128-desmos4.prof");
   const Platform pf = platform_of("desmos");
   MapOptions o;
   o.ppn = 4;
   o.seed = 2;
-  auto r = map_ranks(*t, pf, o);
+  auto r = map_ranks(t, pf, o);
   REQUIRE(r.ok());
-  CHECK(metrics(*t, pf, r->placement, 4).weighted_cost < 2.37e8);
+  CHECK(metrics(t, pf, r->placement, 4).weighted_cost < 2.37e8);
 }
 
 TEST_CASE("algorithms: the default returns its shortlist when asked, the choice first, the references next") {
