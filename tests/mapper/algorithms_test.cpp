@@ -348,7 +348,8 @@ TEST_CASE("algorithms: where every search ends at one cost, the default tries st
   // at 4 per node (bench/profiles/4x4-4/cg.prof). Every start of the default
   // and every search from them ends at one cost, the cost `fast` reaches;
   // Scotch on the decomposition-defined target built from the torus graph
-  // leads to a cheaper basin (2.81-2.89e8 against 3.00e8 at 9 of 10 seeds).
+  // leads to a cheaper basin: 2.70-2.89e8 against 3.00e8 at 20 of 20 seeds
+  // with 32 runs of it (at seed 2 none of 8 runs found one).
   const Traffic t = recorded_traffic("cg64-4x4.prof");
   const Platform pf = platform_of("torus=4x4 node=package:2,core:4");
   MapOptions o;
@@ -358,10 +359,12 @@ TEST_CASE("algorithms: where every search ends at one cost, the default tries st
   REQUIRE(fast.ok());
   const double basin = metrics(t, pf, fast->placement, 4).weighted_cost;
   o.preset = Preset::standard;
-  o.seed = 1;
-  auto r = map_ranks(t, pf, o);
-  REQUIRE(r.ok());
-  CHECK(metrics(t, pf, r->placement, 4).weighted_cost < 0.97 * basin);
+  for (std::uint64_t seed : {1, 2}) {
+    o.seed = seed;
+    auto r = map_ranks(t, pf, o);
+    REQUIRE(r.ok());
+    CHECK(metrics(t, pf, r->placement, 4).weighted_cost < 0.97 * basin);
+  }
 }
 
 TEST_CASE("algorithms: where the tabu search finds nothing, another start family gets one") {
