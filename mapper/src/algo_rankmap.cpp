@@ -6,7 +6,8 @@
 //                tilings of a row-major rank grid by blocks of ppn ranks
 //                (placed by bisection / folded onto the torus: no seed),
 //                and per seed (1, 3 or 8 by preset and size) METIS groups,
-//                the dual recursive bisection and Scotch (default, strict)
+//                the dual recursive bisection and Scotch (default; strict
+//                unless the graph is dense)
 //   search       one pass of group and rank swaps for every start, the full
 //                search for the best few (refine.cpp)
 //   ILS          iterated local search from the best candidate of each of
@@ -71,8 +72,12 @@ constexpr std::int64_t kTabuMaxWork = 800'000'000;
 constexpr int kTabuUpTo = 1024;  // ranks
 // Where that tabu search found nothing (its start lies in a basin deeper
 // than its reach), the cheapest placement of another start family and cost
-// gets one too, up to this many ranks (0.1-0.15 s more at 128-256 ranks;
-// 0.4 s at 1,024, past the default's 1 s). Measured at 10 seeds: recorded
+// gets one too, up to this many ranks (0.1-0.25 s more at 128-256 ranks,
+// also where the first found nothing because it started at the optimum,
+// e.g. on stencils: the price of not knowing it; 0.4 s at 1,024, past the
+// default's 1 s). Skipping it where two start families reach exactly the
+// cheapest cost saved that on stencils but lost a 3% lighter busiest link
+// at equal cost on recorded hydro27 at 128 ranks on desmos. Measured at 10 seeds: recorded
 // ADI at 128 ranks on desmos at 4 per node, spread 1.06% -> 0 (every seed
 // at the cheaper of its two basins); on 4x4x4 at 2 per node mean 0.9% lower,
 // at 192 ranks on desmos at 6 per node 0.6% lower; recorded CG, sparse and
