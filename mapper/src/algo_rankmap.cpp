@@ -72,16 +72,17 @@ constexpr std::int64_t kTabuMaxWork = 800'000'000;
 constexpr int kTabuUpTo = 1024;  // ranks
 // Where that tabu search found nothing (its start lies in a basin deeper
 // than its reach), the cheapest placement of another start family and cost
-// gets one too, up to this many ranks (0.1-0.25 s more at 128-256 ranks,
-// also where the first found nothing because it started at the optimum,
-// e.g. on stencils: the price of not knowing it; 0.4 s at 1,024, past the
-// default's 1 s). Skipping it where two start families reach exactly the
-// cheapest cost saved that on stencils but lost a 3% lighter busiest link
-// at equal cost on recorded hydro27 at 128 ranks on desmos. Measured at 10 seeds: recorded
-// ADI at 128 ranks on desmos at 4 per node, spread 1.06% -> 0 (every seed
-// at the cheaper of its two basins); on 4x4x4 at 2 per node mean 0.9% lower,
+// gets one too, up to this many ranks. Measured at 10 seeds: recorded ADI
+// at 128 ranks on desmos at 4 per node, spread 1.06% -> 0 (every seed at
+// the cheaper of its two basins); on 4x4x4 at 2 per node mean 0.9% lower,
 // at 192 ranks on desmos at 6 per node 0.6% lower; recorded CG, sparse and
-// the random graphs at 64-256 ranks within 0.1% (most never stall).
+// the random graphs at 64-256 ranks within 0.1% (most never stall). It
+// costs 0.1-0.25 s at 128-256 ranks, also where the first search found
+// nothing because it started at the optimum (stencils: the price of not
+// knowing it; skipping it where two start families reach exactly the
+// cheapest cost saved that but lost a 3% lighter busiest link at equal cost
+// on recorded hydro27 at 128 ranks on desmos), and 0.4 s at 1,024 ranks,
+// past the default's 1 s.
 constexpr int kSecondTabuUpTo = 256;  // ranks
 // Then the paired ranks' search (paired_search.cpp), where nodes hold 4 or
 // more ranks: cycles of a tabu search of the pairs with the iterated
