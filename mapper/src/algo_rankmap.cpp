@@ -9,7 +9,9 @@
 //                the dual recursive bisection and Scotch (default; strict
 //                unless the graph is dense)
 //   search       one pass of group and rank swaps for every start, the full
-//                search for the best few (refine.cpp)
+//                search for the best few (refine.cpp); where the cheapest
+//                is within 0.1% of the lower bound, the steps below that
+//                only lower the cost are skipped
 //   ILS          iterated local search from the best candidate of each of
 //                the cheapest start families (iterated_search.cpp), then
 //                three more runs from the start of the cheapest result;
@@ -103,6 +105,12 @@ constexpr std::int64_t kPairedMaxWork = 200'000'000;
 // instances where every search ties (recorded ADI, CG, LU at 2 and 4 per
 // node on desmos, CG on 4x4x4) end where they did, 0.01-0.05 s later.
 constexpr int kSecondChanceRuns = 32;
+// The lower bound's densest-groups part (evaluate.cpp), in rank sets
+// enumerated per rank and try: 0.01-0.06 s at 192-1,024 ranks (27-point
+// stencils and random partners at 8 per node included). 100 did not prove
+// the recorded 3D stencil and multigrid at 128 ranks optimal; 300 did, and
+// 1,000 and 3,000 proved no more of the recorded profiles.
+constexpr std::int64_t kBoundSetsPerRank = 300;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr int kHugeRanks = 65536;            // above: structure starts only
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
@@ -436,7 +444,25 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   }
   const std::int64_t ils_work =
       std::min(plan.ils_work, plan.ils_work_per_arc * static_cast<std::int64_t>(g.adjncy.size() + 1));
+  // A placement within kTieShare of the lower bound is optimal to within
+  // what the choice calls a tie: the searches below, which only lower the
+  // cost, are skipped from there on (regular codes often reach it at a
+  // start: rings, stencils, multigrid; ~1 s saved at 128-256 ranks).
+  double bound = 0;
   if (ils_work > 0 && !large) {
+    say("lower bound of the cost");
+    bound = cost_lower_bound(g, torus, ppn, nodes, kBoundSetsPerRank * p.ranks()).weighted;
+  }
+  auto at_bound = [&] {
+    if (bound <= 0) return false;
+    const auto cheapest = std::min_element(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
+      return a.score.weighted_cost < b.score.weighted_cost;
+    });
+    if (detail::weighted_cost(g, torus, cheapest->node_of) > bound * (1 + kTieShare)) return false;
+    out.notes.push_back(cheapest->name + " is within 0.1% of the lower bound: no further search");
+    return true;
+  };
+  if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
     // candidate of each start family (scotch-strict, bisection, matching-last,
     // ...: different basins; the seeds of one family tend to share one),
@@ -487,7 +513,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t i = 0; i < starts; ++i)
       if (cands[i].name == "block") block_cost = cands[i].score.weighted_cost;
     if (!searches_differ && !picked.empty() && seeds > 0 && !dense && torus.as_torus() &&
-        ils_min < block_cost * (1 - kTieShare)) {
+        ils_min < block_cost * (1 - kTieShare) && !at_bound()) {
       // Every search ended at one cost, better than block: one basin around
       // all the starts, or the optimum. Before stopping, starts from another
       // model of the machine: Scotch on a decomposition-defined target built
@@ -523,7 +549,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       searches_differ = c.score.weighted_cost < ils_min * (1 - kTieShare);
       cands.push_back(std::move(c));
     }
-    if (searches_differ && p.ranks() <= kRecombineUpTo) {
+    if (searches_differ && p.ranks() <= kRecombineUpTo && !at_bound()) {
       // The search's result depends on its kicks as much as on its start
       // (one start at two seeds ended 7% apart, measured): the start of the
       // cheapest result gets further runs at other seeds, placements of one
@@ -561,7 +587,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         }
       }
     }
-    if (searches_differ && p.ranks() <= kTabuUpTo && detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
+    if (searches_differ && p.ranks() <= kTabuUpTo && detail::tabu_search_fits(p.ranks(), p.allocation.size()) &&
+        !at_bound()) {
       // Tabu search from the cheapest placement so far (tabu_search.cpp):
       // best move of the whole neighbourhood at every step, uphill too, so
       // it walks out of the basin the searches above ended in.

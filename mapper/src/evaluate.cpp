@@ -45,14 +45,6 @@ std::vector<double> nearest_profile(const Network& torus, const std::vector<int>
   return best;
 }
 
-}  // namespace
-
-namespace {
-
-// Connected rank sets enumerated for the fourth bound before giving it up
-// (about a second; a 7-point stencil at 4 per node needs ~30 per rank).
-constexpr std::int64_t kDensestSetsBudget = 4'000'000;
-
 // The subgraph of the edges weighing at least `threshold`.
 CommGraph heavy_edges(const CommGraph& g, double threshold) {
   CommGraph h;
@@ -157,7 +149,8 @@ bool triangle_free(const CommGraph& g) {
 
 }  // namespace
 
-LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, const std::vector<int>& nodes_in) {
+LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, const std::vector<int>& nodes_in,
+                            std::int64_t dense_sets) {
   std::vector<int> nodes = nodes_in;
   if (nodes.empty()) {
     nodes.resize(static_cast<size_t>(torus.nodes()));
@@ -275,7 +268,7 @@ LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, c
       const CommGraph sub = share == 1.0 ? CommGraph{} : heavy_edges(g, threshold);
       const CommGraph& h = share == 1.0 ? g : sub;
       std::vector<double> delta;
-      if (!densest_sets(h, ppn, kDensestSetsBudget, delta)) continue;
+      if (!densest_sets(h, ppn, dense_sets, delta)) continue;
       const double inside = std::accumulate(delta.begin(), delta.end(), 0.0);
       const double leaving = h.total_weight() - inside;
       if (leaving > 0) {

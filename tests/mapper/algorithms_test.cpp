@@ -4,6 +4,7 @@
 
 #include "support.hpp"
 
+#include <algorithm>
 #include <set>
 
 #include "rankmap/mapper.hpp"
@@ -381,6 +382,38 @@ TEST_CASE("algorithms: where the tabu search finds nothing, another start family
   auto r = map_ranks(t, pf, o);
   REQUIRE(r.ok());
   CHECK(metrics(t, pf, r->placement, 4).weighted_cost < 2.37e8);
+}
+
+TEST_CASE("algorithms: a start within 0.1% of the lower bound ends the search") {
+  // The 16x16 stencil on the 8x8 torus (above): a tiling start meets the
+  // triangle-free bound exactly, so no iterated, recombining or tabu search
+  // runs (none of their candidates in the shortlist) and a note says why.
+  const Platform pf = platform_of("torus=8x8 node=package:2,core:4");
+  MapOptions o;
+  o.ppn = 4;
+  o.alternatives = 8;
+  auto has = [](const std::vector<std::string>& notes, const std::string& text) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  auto searched = [](const MapOutcome& r) {
+    return std::any_of(r.alternatives.begin(), r.alternatives.end(), [](const Alternative& a) {
+      return a.name.find("+ils") != std::string::npos || a.name.find("+tabu") != std::string::npos ||
+             a.name.find("recombined") != std::string::npos;
+    });
+  };
+  const Traffic stencil = synth_traffic("stencil2d", 256, 1, {16, 16});
+  auto r = map_ranks(stencil, pf, o);
+  REQUIRE(r.ok());
+  CHECK(has(r->notes, "of the lower bound: no further search"));
+  CHECK_FALSE(searched(*r));
+  const Metrics m = metrics(stencil, pf, r->placement, 4);
+  CHECK(m.weighted_cost == Approx(m.lower_bound_weighted).epsilon(1e-12));
+  // Random partners: far from the bound, the searches run.
+  const Traffic random = synth_traffic("random", 256, 3);
+  r = map_ranks(random, pf, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(has(r->notes, "of the lower bound"));
+  CHECK(searched(*r));
 }
 
 TEST_CASE("algorithms: the default returns its shortlist when asked, the choice first, the references next") {

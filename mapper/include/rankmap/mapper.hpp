@@ -104,11 +104,15 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
 // The lower bound on sum(bytes x distance) over any placement with `ppn` ranks
 // per node on `nodes` (docs/mapper.md): each rank gets its partners, heaviest
 // first, at the nearest slots; halved because every edge is seen from both ends.
+// `dense_sets` bounds the work of its densest-groups part (connected rank sets
+// enumerated per try, ~4 M a second): the default suits a report; the mapper,
+// which asks within its own time budget, passes less and may get a lower bound.
 struct LowerBound {
   double hop_bytes = 0;
   double weighted = 0;
 };
-LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Network& torus, int ppn, const std::vector<int>& nodes);
+LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Network& torus, int ppn, const std::vector<int>& nodes,
+                            std::int64_t dense_sets = 4'000'000);
 
 // --------------------------------------------------------------- algorithms
 
