@@ -30,7 +30,7 @@ class RankSearch {
  public:
   RankSearch(const CommGraph& g, const Network& t, const Allocation& allocation, std::vector<int>& node_of)
       : g_(g), t_(t), slots_(allocation.slots_by_node()), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
-        queued_(static_cast<size_t>(g.vertices), 0) {
+        queued_(static_cast<size_t>(g.vertices), 0), partner_w_(static_cast<size_t>(g.vertices), 0.0) {
     for (int v = 0; v < g.vertices; ++v) members_[node_of[v]].push_back(v);
     tol_ = 1e-9 * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
   }
@@ -64,6 +64,9 @@ class RankSearch {
     const int a = node_of_[r];
     attached_nodes(g_, node_of_, r, 3, att_);
     work_ += g_.xadj[r + 1] - g_.xadj[r];
+    // r's edge weights by partner, for the swaps' pair term (a lookup, not
+    // a search of s's adjacency per swap).
+    for (auto e = g_.xadj[r]; e < g_.xadj[r + 1]; ++e) partner_w_[g_.adjncy[e]] = g_.weight[e];
     double best = -tol_;
     int best_b = -1, best_s = -1;
     for (auto [w, b] : att_) {
@@ -75,7 +78,7 @@ class RankSearch {
         best_s = -1;
       }
       for (int s : members_[b]) {
-        const double d = dr + delta(s, b, a) + 2 * edge_weight(g_, r, s) * t_.weighted_distance(a, b);
+        const double d = dr + delta(s, b, a) + 2 * partner_w_[s] * t_.weighted_distance(a, b);
         if (d < best) {
           best = d;
           best_b = b;
@@ -83,6 +86,7 @@ class RankSearch {
         }
       }
     }
+    for (auto e = g_.xadj[r]; e < g_.xadj[r + 1]; ++e) partner_w_[g_.adjncy[e]] = 0;
     if (best_b < 0) return 0;
     move(r, best_b);
     if (best_s >= 0) move(best_s, a);
@@ -218,6 +222,7 @@ class RankSearch {
   std::vector<int>& node_of_;
   std::vector<std::vector<int>> members_;
   std::vector<char> queued_;
+  std::vector<double> partner_w_;  // improve(): the weight of r's edge to each rank, 0 elsewhere
   std::vector<int> queue_;
   std::vector<std::pair<int, int>> log_;  // (rank, node it came from)
   std::vector<std::pair<double, int>> att_;
