@@ -149,6 +149,24 @@ bool triangle_free(const CommGraph& g) {
 
 }  // namespace
 
+struct LowerBoundMemo {
+  struct Entry {
+    const Traffic* traffic;
+    const Network* network;
+    int ppn;
+    std::vector<int> nodes;
+    LowerBound bound;
+  };
+  std::vector<Entry> entries;
+  const LowerBound* find(const Traffic* t, const Network* n, int ppn, const std::vector<int>& nodes) const {
+    for (const Entry& e : entries)
+      if (e.traffic == t && e.network == n && e.ppn == ppn && e.nodes == nodes) return &e.bound;
+    return nullptr;
+  }
+};
+
+std::shared_ptr<LowerBoundMemo> make_lower_bound_memo() { return std::make_shared<LowerBoundMemo>(); }
+
 LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, const std::vector<int>& nodes_in,
                             std::int64_t dense_sets) {
   std::vector<int> nodes = nodes_in;
@@ -477,7 +495,13 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
       for (int a = 0; a < torus.nodes(); ++a)
         if (used[a] && !listed[a]) nodes.push_back(a);
     }
-    const LowerBound lb = cost_lower_bound(build_comm_graph(traffic, 0.0), torus, ppn, nodes);
+    LowerBound lb;
+    if (const LowerBound* known = options.bound_memo ? options.bound_memo->find(&traffic, &torus, ppn, nodes) : nullptr) {
+      lb = *known;
+    } else {
+      lb = cost_lower_bound(build_comm_graph(traffic, 0.0), torus, ppn, nodes);
+      if (options.bound_memo) options.bound_memo->entries.push_back({&traffic, &torus, ppn, nodes, lb});
+    }
     m.lower_bound_hop_bytes = lb.hop_bytes;
     m.lower_bound_weighted = lb.weighted;
     auto gap = [](double v, double bound) { return bound > 0 ? v / bound - 1 : (v > 0 ? INFINITY : 0.0); };

@@ -311,6 +311,7 @@ int run_map(const Common& o) {
   eo.ppn = opt.ppn;
   eo.nodes = opt.nodes;
   eo.lower_bound = !o.no_bound;
+  eo.bound_memo = make_lower_bound_memo();  // one bound for both
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
   Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
   // The outlook against block: the replay's ratio when the trace was
@@ -344,12 +345,21 @@ int run_evaluate(const Common& o) {
   std::vector<Metrics> ms;
   std::vector<std::string> names;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
+  // Mappings of one machine share its Platform, so that the lower bound
+  // (the same for all of them) is computed once.
+  std::vector<std::pair<Machine, std::shared_ptr<const Platform>>> platforms;
+  const auto bound_memo = make_lower_bound_memo();
   for (const std::string& path : o.mappings) {
     Mapping mapping = take(read_mapping(path));
     if (mapping.ranks() != traffic.ranks)
       fail(path + ": maps " + std::to_string(mapping.ranks()) + " ranks but profile " + o.profile + " has " +
                            std::to_string(traffic.ranks));
-    Platform platform = take(Platform::from_machine(mapping.machine), path);
+    auto known = std::find_if(platforms.begin(), platforms.end(), [&](const auto& m) { return m.first == mapping.machine; });
+    if (known == platforms.end()) {
+      platforms.emplace_back(mapping.machine, std::make_shared<const Platform>(take(Platform::from_machine(mapping.machine), path)));
+      known = platforms.end() - 1;
+    }
+    const Platform& platform = *known->second;
     // --ppn only shapes the lower bound here; above the cores it means nothing.
     if (o.ppn > platform.node_kinds.max_cores())
       fail("--ppn " + std::to_string(o.ppn) + ": the machine of " + path + " has " +
@@ -358,6 +368,7 @@ int run_evaluate(const Common& o) {
     EvaluateOptions eo;
     eo.ppn = o.ppn;
     eo.lower_bound = !o.no_bound;
+    eo.bound_memo = bound_memo;
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));

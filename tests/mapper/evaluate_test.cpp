@@ -331,6 +331,32 @@ TEST_CASE("lower bound: a node subset and a mesh use the worst-placed profile") 
   CHECK(all.hop_bytes == 10);
 }
 
+TEST_CASE("lower bound: a shared memo gives every mapping the bound it would get alone") {
+  // Two pairs of 10 B on a line of 4 nodes of 2 cores. At 1 rank per node
+  // each pair is split (bound 20 B x hop); a mapping with both ranks of a
+  // pair on one node widens the bound to 2 per node (bound 0): the memo must
+  // not hand it the bound of the first mapping, nor the first the second's.
+  const Platform pf = platform_of("torus=4 wrap=0 node=core:2");
+  const Traffic t = traffic_of(4, {{0, 1, 1, 10}, {2, 3, 1, 10}});
+  const std::vector<Placement> spread = {{0, 0}, {1, 0}, {2, 0}, {3, 0}};
+  const std::vector<Placement> paired = {{0, 0}, {0, 1}, {2, 0}, {2, 1}};
+  EvaluateOptions o{1, {}, true};
+  o.bound_memo = make_lower_bound_memo();
+  for (int round = 0; round < 2; ++round) {
+    auto a = evaluate(t, spread, pf, o);
+    auto b = evaluate(t, paired, pf, o);
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    CHECK(a->lower_bound_hop_bytes == 20);
+    CHECK(b->lower_bound_hop_bytes == 0);
+  }
+  // Another traffic with the same memo: its own bound (a pair of 30 B).
+  const Traffic heavier = traffic_of(4, {{0, 1, 1, 30}});
+  auto c = evaluate(heavier, spread, pf, o);
+  REQUIRE(c.ok());
+  CHECK(c->lower_bound_hop_bytes == 30);
+}
+
 TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand") {
   // Random bipartite graphs (hence triangle-free) of 8 ranks, every
   // assignment of the ranks to 4 nodes of a 2x2 torus at ppn 2 and to 3 nodes
