@@ -446,7 +446,7 @@ int main(int argc, char** argv) {
     map->add_option("--algorithm", o.algorithm, "mapping algorithm:" + algos)->capture_default_str();
     map->add_option("--seed", o.seed, "seed for every randomised step")->check(cli::unsigned_integer())->capture_default_str();
     map->add_option("--preset", o.preset,
-                    "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~10 s)")
+                    "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~12 s)")
         ->capture_default_str();
     map->add_option("--cores", o.core_fill,
                     "cores of a node that is not full (default and paper): compact (one package first: close pairs) "
