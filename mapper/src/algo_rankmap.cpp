@@ -377,22 +377,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // the excess moves to nodes with room (a no-op on equal nodes).
   if (!p.allocation.uniform())
     for (Candidate& c : cands) detail::enforce_node_capacity(g, torus, p.allocation, c.node_of);
-  if (p.preset == Preset::strong) {
-    // The default's mapping at the same seed is a start of strong's: strong
-    // is never dearer than it (its longer searches end in other basins, and
-    // on recorded CG at 192 ranks on desmos at 6 per node 2-5% above the
-    // default's at all of 5 seeds, measured), for ~1 s of its ~10.
-    say("the default preset's mapping, as a start");
-    MapProblem q = p;
-    q.preset = Preset::standard;
-    q.alternatives = 0;
-    if (p.progress) q.progress = [&](const std::string& s) { say("default: " + s); };
-    auto d = map_rankmap(q);
-    if (!d) return d.error();
-    Candidate c{"default", std::vector<int>(d->placement.size()), {}};
-    for (size_t r = 0; r < d->placement.size(); ++r) c.node_of[r] = d->placement[r].node;
-    cands.push_back(std::move(c));
-  }
   const size_t starts = cands.size();
   // The link relief (docs/mapper.md, step 5): whole node contents between
   // torus neighbours, then single ranks, together spending at most
@@ -650,6 +634,26 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     }
   }
 
+  if (p.preset == Preset::strong) {
+    // The default's mapping at the same seed joins strong's candidates
+    // after strong's own searches, which it leaves unchanged: strong is never
+    // dearer than the default nor than it was alone. Its longer searches can
+    // end in other basins than the default's: on recorded CG at 192 ranks on
+    // desmos at 6 per node 2-5% above the default's at all of 5 seeds
+    // (measured). As a start instead, it displaced strong's own paths, which
+    // then ended dearer on 6 of 103 peer-benchmark instances (up to 2.6%).
+    say("the default preset's mapping, as a candidate");
+    MapProblem q = p;
+    q.preset = Preset::standard;
+    q.alternatives = 0;
+    if (p.progress) q.progress = [&](const std::string& s) { say("default: " + s); };
+    auto d = map_rankmap(q);
+    if (!d) return d.error();
+    Candidate c{"default", std::vector<int>(d->placement.size()), {}};
+    for (size_t r = 0; r < d->placement.size(); ++r) c.node_of[r] = d->placement[r].node;
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    cands.push_back(std::move(c));
+  }
   {
     // Placements of (nearly) equal cost can differ a lot in max link load
     // (regular graphs have many optima), and the relief is greedy: relieve

@@ -318,10 +318,10 @@ TEST_CASE("algorithms: the strong preset keeps the capacity and its seed") {
   check_preset_keeps_capacity_and_seed(synth_traffic("random", 96, 3), platform_of("desmos"), Preset::strong);
 }
 
-TEST_CASE("algorithms: the strong preset starts from the default's mapping, so it is never dearer") {
+TEST_CASE("algorithms: the strong preset weighs the default's mapping too, so it is never dearer") {
   // Strong's longer searches can end in dearer basins than the default's
   // (recorded CG at 192 ranks on desmos at 6 per node, every seed measured):
-  // the default's mapping at the same seed is one of its starts.
+  // the default's mapping at the same seed is one of its candidates.
   const Platform pf = platform_of("desmos");
   const Traffic t = synth_traffic("random", 96, 3);
   MapOptions o;
