@@ -455,14 +455,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     say("lower bound of the cost");
     bound = cost_lower_bound(g, torus, ppn, nodes, kBoundSetsPerRank * p.ranks()).weighted;
   }
+  bool proven = false;
   auto at_bound = [&] {
-    if (bound <= 0) return false;
+    if (proven || bound <= 0) return proven;
     const auto cheapest = std::min_element(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
       return a.score.weighted_cost < b.score.weighted_cost;
     });
     if (detail::weighted_cost(g, torus, cheapest->node_of) > bound * (1 + kTieShare)) return false;
     out.notes.push_back(cheapest->name + " is within 0.1% of the lower bound: no further search");
-    return true;
+    return proven = true;
   };
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
