@@ -146,6 +146,17 @@ double edge_weight(const CommGraph& g, int u, int v);
 void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, int limit,
                     std::vector<std::pair<double, int>>& out);
 
+// The image of the placement under a symmetry of the torus (reflection,
+// exchange of equal dimensions; translations load the links alike) with the
+// lowest (max link load, links at the max) under the real routing, when
+// lower than the placement's own: the same cost, since the symmetries keep
+// every weighted distance, but routes that are not symmetric (dimension
+// order, the direction taken halfway round a ring) cross other links. Only
+// images that map the allocation onto itself; tori only, not on dense
+// traffic. Returns whether node_of changed.
+bool relieve_by_symmetry(const Traffic& traffic, const Network& net, const Allocation& allocation,
+                         std::vector<int>& node_of);
+
 // Swaps of whole node contents between torus neighbours that lower the max
 // link load (or the number of links at the max) under the real routing while
 // the bandwidth-weighted cost rises by at most `cost_budget` in total;

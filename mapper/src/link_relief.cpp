@@ -1,11 +1,13 @@
-// Link relief: after the cost search, swaps that lower the max link load
+// Link relief: after the cost search, changes that lower the max link load
 // under the real routing for a bounded rise in cost (docs/mapper.md, the
-// default's step 5). Two granularities: whole node contents between torus
-// neighbours (relieve_links), and single ranks (relieve_rank_links).
+// default's step 5): the placement's image under a symmetry of the torus,
+// at no cost (relieve_by_symmetry); swaps of whole node contents between
+// torus neighbours (relieve_links), and of single ranks (relieve_rank_links).
 #include <algorithm>
 #include <unordered_map>
 
 #include "detail.hpp"
+#include "torus_symmetries.hpp"
 
 namespace rankmap::detail {
 
@@ -13,6 +15,12 @@ namespace {
 
 constexpr int kMaxHotRanks = 16;  // ranks on the busiest links tried per rank-level swap
 constexpr size_t kTopLinks = 64;  // busiest links remembered per step (TrialLoads::rank_links)
+// Above this many node flows per allocated node (dense traffic) no relief:
+// every placement of a full torus loads the links alike.
+constexpr size_t kMaxFlowsPerNode = 32;
+// Routed flows the images of a placement may cost in all: 16 images of the
+// 27-point stencil's node flows at 32k ranks (relieve_by_symmetry).
+constexpr std::int64_t kMaxImageFlows = 8'000'000;
 
 struct LoadState {
   double max = 0;
@@ -430,7 +438,7 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
   // Every flow is routed and listed on its links: on dense traffic
   // (all-to-all, where every placement of a full torus loads the links alike
   // anyway) that costs seconds for nothing.
-  if (flows.size() > 32 * nodes.size()) return 0;
+  if (flows.size() > kMaxFlowsPerNode * nodes.size()) return 0;
   std::vector<std::vector<int>> touching(static_cast<size_t>(nn)), members(static_cast<size_t>(nn));
   for (size_t i = 0; i < flows.size(); ++i) {
     touching[flows[i].src].push_back(static_cast<int>(i));
@@ -525,6 +533,39 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
     state = load_state(torus, loads);
   }
   return swap;
+}
+
+bool relieve_by_symmetry(const Traffic& traffic, const Network& net, const Allocation& allocation,
+                         std::vector<int>& node_of) {
+  const Torus* const t = net.as_torus();
+  if (!t) return false;
+  const std::vector<NodeFlow> flows = node_flows(traffic, node_of);
+  if (flows.empty() || flows.size() > kMaxFlowsPerNode * allocation.nodes().size()) return false;
+  LoadState best = load_state(net, net.link_loads(flows));
+  std::vector<int> best_map;
+  std::vector<NodeFlow> image(flows.size());
+  std::int64_t budget = kMaxImageFlows;
+  bool identity = true;
+  TorusSymmetries(*t, TorusSymmetries::kWithoutTranslations).for_each([&](const std::vector<int>& map) {
+    if (identity) {  // the placement itself, scored above
+      identity = false;
+      return;
+    }
+    if (budget <= 0) return;
+    for (int a : allocation.nodes())
+      if (allocation.slots(a) != allocation.slots(map[static_cast<size_t>(a)])) return;
+    budget -= static_cast<std::int64_t>(flows.size());
+    for (size_t i = 0; i < flows.size(); ++i)
+      image[i] = NodeFlow{map[static_cast<size_t>(flows[i].src)], map[static_cast<size_t>(flows[i].dst)], flows[i].bytes};
+    const LoadState s = load_state(net, net.link_loads(image));
+    if (s.better_than(best)) {
+      best = s;
+      best_map = map;
+    }
+  });
+  if (best_map.empty()) return false;
+  for (int& a : node_of) a = best_map[static_cast<size_t>(a)];
+  return true;
 }
 
 }  // namespace rankmap::detail

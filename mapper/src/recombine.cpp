@@ -21,84 +21,15 @@
 #include <random>
 
 #include "detail.hpp"
+#include "torus_symmetries.hpp"
 
 namespace rankmap::detail {
 
 namespace {
 
-// Symmetries of the torus that keep the weighted distance: per-dimension
-// translation (rings only) and reflection, and permutations of dimensions of
-// equal size, wrap and link count. Enumerated lazily as node maps, at most
-// kMaxSymmetries of them (the identity first).
-constexpr int kMaxSymmetries = 4096;
 // A child with fewer than 1/kNearShare of its ranks on other nodes than a
 // pool member counts as that member's variant (recombine, below).
 constexpr std::int64_t kNearShare = 16;
-
-class Symmetries {
- public:
-  explicit Symmetries(const Torus& t) : t_(t) {
-    const int n = t.dims();
-    std::vector<int> perm(static_cast<size_t>(n));
-    std::iota(perm.begin(), perm.end(), 0);
-    do {
-      bool ok = true;
-      for (int d = 0; d < n && ok; ++d) {
-        const int e = perm[static_cast<size_t>(d)];
-        ok = t.size(d) == t.size(e) && t.wraps(d) == t.wraps(e) && t.links(d) == t.links(e);
-      }
-      if (ok) perms_.push_back(perm);
-    } while (std::next_permutation(perm.begin(), perm.end()));
-  }
-
-  // Calls f(map) for each symmetry (map: node -> image), up to kMaxSymmetries.
-  template <class F>
-  void for_each(F&& f) const {
-    const int n = t_.dims();
-    std::vector<int> shift(static_cast<size_t>(n), 0), flip(static_cast<size_t>(n), 0);
-    std::vector<int> map(static_cast<size_t>(t_.nodes()));
-    std::vector<int> c(static_cast<size_t>(n));
-    int count = 0;
-    for (const std::vector<int>& perm : perms_) {
-      std::fill(shift.begin(), shift.end(), 0);
-      std::fill(flip.begin(), flip.end(), 0);
-      for (;;) {
-        if (count++ == kMaxSymmetries) return;
-        for (int a = 0; a < t_.nodes(); ++a) {
-          for (int d = 0; d < n; ++d) {
-            const int size = t_.size(d);
-            int x = t_.coord(a, perm[static_cast<size_t>(d)]);
-            if (flip[static_cast<size_t>(d)]) x = t_.wraps(d) ? (size - x) % size : size - 1 - x;
-            c[static_cast<size_t>(d)] = (x + shift[static_cast<size_t>(d)]) % size;
-          }
-          map[static_cast<size_t>(a)] = t_.node_at(c);
-        }
-        f(map);
-        // Next (flip, shift) combination, odometer style.
-        int d = 0;
-        for (; d < n; ++d) {
-          const int size = t_.size(d);
-          if (t_.wraps(d) && shift[static_cast<size_t>(d)] + 1 < size) {
-            ++shift[static_cast<size_t>(d)];
-            break;
-          }
-          shift[static_cast<size_t>(d)] = 0;
-          // On a ring of 2 the reflection is a translation; on a chain it is not.
-          if ((size > 2 || (size == 2 && !t_.wraps(d))) && !flip[static_cast<size_t>(d)]) {
-            flip[static_cast<size_t>(d)] = 1;
-            break;
-          }
-          flip[static_cast<size_t>(d)] = 0;
-        }
-        if (d == n) break;
-      }
-    }
-  }
-
- private:
-  const Torus& t_;
-  std::vector<std::vector<int>> perms_;
-};
 
 // Keeps every rank on which the parents agree; places the others one by one,
 // most attached to the placed ranks first, each on the allocated node with room
@@ -178,7 +109,7 @@ std::vector<int> cross(const CommGraph& g, const Torus& t, const Allocation& all
 
 std::vector<int> align_by_symmetry(const Torus& t, const Allocation& allocation, const std::vector<int>& a,
                                    const std::vector<int>& b, std::int64_t& work) {
-  const Symmetries sym(t);
+  const TorusSymmetries sym(t, TorusSymmetries::kWithTranslations);
   // Ranks per (node in a, node in b) pair: agreement is a sum over pairs.
   std::vector<std::pair<int, int>> pairs;
   pairs.reserve(a.size());

@@ -257,6 +257,35 @@ TEST_CASE("internals: a link relief that makes no swap makes none with less budg
   }
 }
 
+TEST_CASE("internals: the image under a torus symmetry lowers the max link load at the same cost") {
+  // Rank 0 on (0,0) sends 1 kB to rank 1 on (1,1) and 1 kB to rank 2 on
+  // (1,0). Routing takes the + moves first, in dimension order: both flows
+  // leave (0,0) along +x, so that link carries 2 kB. Reflected in x, rank 1
+  // sits on (3,1), reached by +y then -x, and rank 2 on (3,0), reached by
+  // -x: no link carries more than 1 kB (exchanging x and y would do it too).
+  // Translations move the loads along with the placement: never tried.
+  const Platform pf = platform_of("torus=4x4 node=core:1");
+  const Torus& t = test::torus_of(pf);
+  Traffic traffic;
+  traffic.ranks = 3;
+  traffic.flows = {{0, 1, 1, 1000}, {0, 2, 1, 1000}};
+  const std::vector<int> start = {t.node_at({0, 0}), t.node_at({1, 1}), t.node_at({1, 0})};
+  const detail::NetworkScore before = detail::network_score(traffic, t, start);
+  std::vector<int> node_of = start;
+  REQUIRE(detail::relieve_by_symmetry(traffic, t, uniform(t, iota_nodes(16), 1), node_of));
+  const detail::NetworkScore after = detail::network_score(traffic, t, node_of);
+  CHECK(after.weighted_cost == before.weighted_cost);
+  CHECK(after.max_link_relative == Approx(before.max_link_relative / 2).epsilon(1e-12));
+  CHECK(node_of == std::vector<int>{t.node_at({0, 0}), t.node_at({3, 1}), t.node_at({3, 0})});
+  // Already the least loaded: unchanged.
+  CHECK_FALSE(detail::relieve_by_symmetry(traffic, t, uniform(t, iota_nodes(16), 1), node_of));
+  // On an allocation of just the three nodes no symmetry but the identity
+  // maps it onto itself: unchanged.
+  std::vector<int> tight = start;
+  CHECK_FALSE(detail::relieve_by_symmetry(traffic, t, uniform(t, start, 1), tight));
+  CHECK(tight == start);
+}
+
 TEST_CASE("internals: matching with ties to the highest index merges along the slowest grid dimension") {
   // 8x8x4 stencil, rank = x + 8y + 64z: all edges weigh the same, so the tie
   // rule decides. Lowest index first pairs x neighbours (then squares in x-y),
