@@ -11,10 +11,13 @@
 //   cartesian_groupings  every grid shape (2 or 3 dimensions, each >= 2) and
 //                        every block of ppn ranks that tiles it; the
 //                        groupings of lowest cut (inter-group weight)
-//   embed_block_grid     the grid of blocks laid onto the torus: each block
-//                        dimension onto torus dimensions whose sizes multiply
-//                        to its size (a boustrophedon walk when several), so
-//                        that grid neighbours land on torus neighbours
+//   embed_block_grid     the grid of blocks laid onto a box of allocated
+//                        nodes (the whole torus, or a sub-box where the job
+//                        needs fewer nodes or the allocation is one): each
+//                        block dimension onto box dimensions whose sizes
+//                        multiply to its size (a boustrophedon walk when
+//                        several), so that grid neighbours land on torus
+//                        neighbours
 #include <algorithm>
 #include <functional>
 #include <numeric>
@@ -24,6 +27,10 @@
 namespace rankmap::detail {
 
 namespace {
+
+// Allocation lookups the search for an allocated box may make (offsets x
+// box nodes): at most ~10 ms, on partial allocations only.
+constexpr std::int64_t kMaxBoxChecks = 4'000'000;
 
 // Every ordered factorisation of n into `parts` factors >= 2.
 void factorisations(int n, int parts, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
@@ -168,58 +175,126 @@ std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, i
 
 std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
                                   const std::vector<int>& nodes) {
-  // Only onto the whole torus: a partial allocation has holes a grid cannot skip.
-  if (static_cast<int>(nodes.size()) != torus.nodes()) return {};
   long long volume = 1;
   for (int s : grid) volume *= s;
-  if (volume != blocks.vertices || volume != torus.nodes()) return {};
-  // Assign every torus dimension of size > 1 to one block dimension; valid
-  // when each block dimension's torus sizes multiply to its size.
-  std::vector<int> tdims;
-  for (int t = 0; t < torus.dims(); ++t)
-    if (torus.size(t) > 1) tdims.push_back(t);
-  std::vector<int> owner(tdims.size(), 0);
-  std::vector<int> best;
+  if (volume != blocks.vertices || volume > static_cast<long long>(nodes.size())) return {};
+  const int nd = torus.dims();
+  std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
+  for (int a : nodes) allocated[static_cast<size_t>(a)] = 1;
+  const bool whole = static_cast<int>(nodes.size()) == torus.nodes();
+  std::vector<int> best, node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(nd));
   double best_cost = 0;
-  std::vector<int> node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(torus.dims()));
-  std::function<void(size_t)> assign = [&](size_t j) {
-    if (j < tdims.size()) {
-      for (size_t g = 0; g < grid.size(); ++g) {
-        owner[j] = static_cast<int>(g);
-        assign(j + 1);
+  std::int64_t checks = 0;
+
+  // The nodes of a box (sizes `box` from `offset`), or false when one of
+  // them is not allocated. Box coordinates run along chains and rings alike.
+  auto box_allocated = [&](const std::vector<int>& box, const std::vector<int>& offset) {
+    long long count = 1;
+    for (int b : box) count *= b;
+    for (long long i = 0; i < count; ++i) {
+      long long rest = i;
+      for (int t = 0; t < nd; ++t) {
+        tc[static_cast<size_t>(t)] = (offset[static_cast<size_t>(t)] + static_cast<int>(rest % box[static_cast<size_t>(t)])) % torus.size(t);
+        rest /= box[static_cast<size_t>(t)];
       }
-      return;
+      ++checks;
+      if (!allocated[static_cast<size_t>(torus.node_at(tc))]) return false;
     }
-    std::vector<std::vector<int>> parts(grid.size());
-    for (size_t k = 0; k < tdims.size(); ++k) parts[static_cast<size_t>(owner[k])].push_back(tdims[k]);
-    for (size_t g = 0; g < grid.size(); ++g) {
-      long long product = 1;
-      for (int t : parts[g]) product *= torus.size(t);
-      if (product != grid[g]) return;
-    }
-    for (long long b = 0; b < volume; ++b) {
-      long long rest = b;
-      for (size_t g = grid.size(); g-- > 0;) {
-        bcoords[g] = static_cast<int>(rest % grid[g]);
-        rest /= grid[g];
-      }
-      std::fill(tc.begin(), tc.end(), 0);
-      for (size_t g = 0; g < grid.size(); ++g) {
-        std::vector<int> sizes;
-        for (int t : parts[g]) sizes.push_back(torus.size(t));
-        walk_coords(bcoords[g], sizes, sub);
-        for (size_t k = 0; k < parts[g].size(); ++k) tc[static_cast<size_t>(parts[g][k])] = sub[k];
-      }
-      node_of[static_cast<size_t>(b)] = torus.node_at(tc);
-    }
-    const double cost = weighted_cost(blocks, torus, node_of);
-    if (best.empty() || cost < best_cost) {
-      best = node_of;
-      best_cost = cost;
-    }
+    return true;
   };
-  // At most grid.size()^dims assignments (3^4 = 81 on a 4D torus).
-  assign(0);
+  // The block grid laid onto one box: every box dimension of size > 1
+  // assigned to one block dimension, valid when each block dimension's box
+  // sizes multiply to its size (walked as a boustrophedon when several).
+  auto fold_into = [&](const std::vector<int>& box, const std::vector<int>& offset) {
+    std::vector<int> tdims;
+    for (int t = 0; t < nd; ++t)
+      if (box[static_cast<size_t>(t)] > 1) tdims.push_back(t);
+    std::vector<int> owner(tdims.size(), 0);
+    std::function<void(size_t)> assign = [&](size_t j) {
+      if (j < tdims.size()) {
+        for (size_t g = 0; g < grid.size(); ++g) {
+          owner[j] = static_cast<int>(g);
+          assign(j + 1);
+        }
+        return;
+      }
+      std::vector<std::vector<int>> parts(grid.size());
+      for (size_t k = 0; k < tdims.size(); ++k) parts[static_cast<size_t>(owner[k])].push_back(tdims[k]);
+      for (size_t g = 0; g < grid.size(); ++g) {
+        long long product = 1;
+        for (int t : parts[g]) product *= box[static_cast<size_t>(t)];
+        if (product != grid[g]) return;
+      }
+      for (long long b = 0; b < volume; ++b) {
+        long long rest = b;
+        for (size_t g = grid.size(); g-- > 0;) {
+          bcoords[g] = static_cast<int>(rest % grid[g]);
+          rest /= grid[g];
+        }
+        tc = offset;
+        for (size_t g = 0; g < grid.size(); ++g) {
+          std::vector<int> sizes;
+          for (int t : parts[g]) sizes.push_back(box[static_cast<size_t>(t)]);
+          walk_coords(bcoords[g], sizes, sub);
+          for (size_t k = 0; k < parts[g].size(); ++k) {
+            const int t = parts[g][k];
+            tc[static_cast<size_t>(t)] = (offset[static_cast<size_t>(t)] + sub[k]) % torus.size(t);
+          }
+        }
+        node_of[static_cast<size_t>(b)] = torus.node_at(tc);
+      }
+      const double cost = weighted_cost(blocks, torus, node_of);
+      if (best.empty() || cost < best_cost) {
+        best = node_of;
+        best_cost = cost;
+      }
+    };
+    // At most grid.size()^dims assignments (3^4 = 81 on a 4D torus).
+    assign(0);
+  };
+  // Every box of `volume` nodes (sizes multiplying to it, each within its
+  // torus dimension), at the first offset where all its nodes are
+  // allocated. On the whole torus any offset will do: distances inside a box
+  // do not depend on where it lies.
+  std::vector<int> box(static_cast<size_t>(nd), 1), offset(static_cast<size_t>(nd), 0);
+  std::function<void(int, long long)> sizes_from = [&](int t, long long rest) {
+    if (t == nd) {
+      if (rest != 1) return;
+      if (whole) {
+        std::fill(offset.begin(), offset.end(), 0);
+        fold_into(box, offset);
+        return;
+      }
+      // Offsets odometer style; a dimension the box spans has only offset 0,
+      // a chain only those that keep the box inside it.
+      std::fill(offset.begin(), offset.end(), 0);
+      for (;;) {
+        if (checks > kMaxBoxChecks) return;
+        if (box_allocated(box, offset)) {
+          fold_into(box, offset);
+          return;
+        }
+        int d = 0;
+        for (; d < nd; ++d) {
+          const int size = torus.size(d), b = box[static_cast<size_t>(d)];
+          const int last = b == size ? 0 : torus.wraps(d) ? size - 1 : size - b;
+          if (offset[static_cast<size_t>(d)] < last) {
+            ++offset[static_cast<size_t>(d)];
+            break;
+          }
+          offset[static_cast<size_t>(d)] = 0;
+        }
+        if (d == nd) return;
+      }
+    }
+    for (int b = 1; b <= torus.size(t); ++b)
+      if (rest % b == 0) {
+        box[static_cast<size_t>(t)] = b;
+        sizes_from(t + 1, rest / b);
+      }
+    box[static_cast<size_t>(t)] = 1;
+  };
+  sizes_from(0, volume);
   return best;
 }
 

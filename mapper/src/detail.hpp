@@ -74,9 +74,11 @@ struct GridGrouping {
 std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit,
                                               double min_affinity = 0);
 // The node of every block (vertex of `blocks`, row-major over `grid`) when the
-// block grid folds onto the whole torus dimension by dimension (block
-// dimensions onto torus dimensions whose sizes multiply to theirs); the
-// folding of lowest weighted cost, or empty when none exists.
+// block grid folds dimension by dimension onto a box of allocated nodes
+// (block dimensions onto box dimensions whose sizes multiply to theirs; the
+// box the whole torus, or smaller where there are more allocated nodes than
+// blocks); the folding of lowest weighted cost over every box shape, or
+// empty when none exists.
 std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
                                   const std::vector<int>& nodes);
 

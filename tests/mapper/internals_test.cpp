@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <set>
 
 #include "../../mapper/src/detail.hpp"
 
@@ -586,6 +587,39 @@ TEST_CASE("internals: a block grid folds onto torus dimensions whose sizes multi
   // Sizes that do not multiply out, or a partial allocation: no folding.
   CHECK(detail::embed_block_grid(grid, {2, 8}, test::torus_of(platform_of("torus=4x4 node=core:1")), iota_nodes(16)).empty());
   CHECK(detail::embed_block_grid(grid, {4, 4}, test::torus_of(pf), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
+}
+
+TEST_CASE("internals: a block grid folds into a box of allocated nodes when the job needs fewer nodes") {
+  // A 4x4 periodic grid of blocks on a 4x4x4 torus: 16 of 64 nodes. It
+  // folds into a 4x4x1 layer, whose rings keep even the wrap-around edges
+  // one hop long.
+  const Platform pf = platform_of("torus=4x4x4 node=core:1");
+  const Torus& t = test::torus_of(pf);
+  const CommGraph grid = periodic_grid(4, 4, {{0, 1}, {1, 0}});
+  auto one_hop_apart = [&](const std::vector<int>& node_of) {
+    for (int u = 0; u < 16; ++u)
+      for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e)
+        if (pf.net().hops(node_of[u], node_of[grid.adjncy[e]]) != 1) return false;
+    return true;
+  };
+  const std::vector<int> whole = detail::embed_block_grid(grid, {4, 4}, t, iota_nodes(64));
+  REQUIRE(whole.size() == 16);
+  CHECK(std::set<int>(whole.begin(), whole.end()).size() == 16);
+  CHECK(one_hop_apart(whole));
+  // Allocated: the layer z = 2 and a scattered few elsewhere. The only box
+  // of 16 allocated nodes is that layer.
+  std::vector<int> nodes;
+  for (int a = 0; a < 64; ++a)
+    if (t.coord(a, 2) == 2 || a % 7 == 0) nodes.push_back(a);
+  const std::vector<int> layer = detail::embed_block_grid(grid, {4, 4}, t, nodes);
+  REQUIRE(layer.size() == 16);
+  for (int a : layer) CHECK(t.coord(a, 2) == 2);
+  CHECK(one_hop_apart(layer));
+  // Without a whole allocated layer there is no box: no folding.
+  std::vector<int> holes;
+  for (int a : nodes)
+    if (a != t.node_at({1, 1, 2})) holes.push_back(a);
+  CHECK(detail::embed_block_grid(grid, {4, 4}, t, holes).empty());
 }
 
 TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetries that keep the allocation") {
