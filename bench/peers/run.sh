@@ -40,38 +40,37 @@ venv=${RANKMAP_BENCH_VENV:-/opt/rankmap-bench-venv}
 doc=$repo/docs/benchmarks.md
 
 out=$build/bench/peers
-section_name=peers
-title="Side by side with peer mappers"
-notes=$here/notes.md
+# The suite: the tori (no flag), --networks or --partial; each has its own
+# section (peers, peers-networks, peers-partial) and notes file.
+flag=""
+case "${1:-}" in
+  --networks | --partial) flag=" $1"; shift ;;
+esac
+mode=${flag# --}
+section_name=peers${mode:+-$mode}
+notes=$here/notes${mode:+-$mode}.md
 suite=()
 profiles=$repo/bench/profiles
-flag=""
-if [ "${1:-}" = "--networks" ]; then
-  flag=" $1"
-  shift
-  section_name="peers-networks"
-  title="Peer mappers on fat-trees and a dragonfly"
-  notes=$here/notes-networks.md
-  suite=(--suite networks)
-elif [ "${1:-}" = "--partial" ]; then
-  flag=" $1"
-  shift
-  section_name="peers-partial"
-  title="Peer mappers when the job needs part of the machine"
-  notes=$here/notes-partial.md
-  suite=(--filter recorded)
-  # The recorded profiles of one machine, offered to a larger one at the
-  # same or fewer ranks per node (the driver's groups name the machines):
-  # 128 ranks of desmos-4 on 8x8 at 4 per node (half) and on desmos at 6
-  # (two thirds), 64 of 4x4-4 on 4x4x4 at 2 (half), 256 of 8x8-4 on
-  # 8x4x4x4 at 2 (a quarter).
-  profiles=$(mktemp -d)
-  trap 'rm -rf "$profiles"' EXIT
-  for pair in desmos-4:8x8-4 desmos-4:desmos-6 4x4-4:4x4x4-2 8x8-4:8x4x4x4-2; do
-    mkdir -p "$profiles/${pair#*:}"
-    ln -s "$repo/bench/profiles/${pair%%:*}"/*.prof "$profiles/${pair#*:}/"
-  done
-fi
+case "$mode" in
+  "") title="Side by side with peer mappers" ;;
+  networks)
+    title="Peer mappers on fat-trees and a dragonfly"
+    suite=(--suite networks) ;;
+  partial)
+    title="Peer mappers when the job needs part of the machine"
+    suite=(--filter recorded)
+    # The recorded profiles of one machine, offered to a larger one at the
+    # same or fewer ranks per node (the driver's groups name the machines):
+    # 128 ranks of desmos-4 on 8x8 at 4 per node (half) and on desmos at 6
+    # (two thirds), 64 of 4x4-4 on 4x4x4 at 2 (half), 256 of 8x8-4 on
+    # 8x4x4x4 at 2 (a quarter).
+    profiles=$(mktemp -d)
+    trap 'rm -rf "$profiles"' EXIT
+    for pair in desmos-4:8x8-4 desmos-4:desmos-6 4x4-4:4x4x4-2 8x8-4:8x4x4x4-2; do
+      mkdir -p "$profiles/${pair#*:}"
+      ln -s "$repo/bench/profiles/${pair%%:*}"/*.prof "$profiles/${pair#*:}/"
+    done ;;
+esac
 tables=$out/$section_name-tables.md
 header=$out/$section_name-header.md
 if [ "${1:-}" != "--doc-only" ]; then
