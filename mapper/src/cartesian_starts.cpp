@@ -225,6 +225,9 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
         for (int t : parts[g]) product *= box[static_cast<size_t>(t)];
         if (product != grid[g]) return;
       }
+      std::vector<std::vector<int>> sizes(grid.size());
+      for (size_t g = 0; g < grid.size(); ++g)
+        for (int t : parts[g]) sizes[g].push_back(box[static_cast<size_t>(t)]);
       for (long long b = 0; b < volume; ++b) {
         long long rest = b;
         for (size_t g = grid.size(); g-- > 0;) {
@@ -233,9 +236,7 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
         }
         tc = offset;
         for (size_t g = 0; g < grid.size(); ++g) {
-          std::vector<int> sizes;
-          for (int t : parts[g]) sizes.push_back(box[static_cast<size_t>(t)]);
-          walk_coords(bcoords[g], sizes, sub);
+          walk_coords(bcoords[g], sizes[g], sub);
           for (size_t k = 0; k < parts[g].size(); ++k) {
             const int t = parts[g][k];
             tc[static_cast<size_t>(t)] = (offset[static_cast<size_t>(t)] + sub[k]) % torus.size(t);
