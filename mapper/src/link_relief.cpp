@@ -553,8 +553,7 @@ bool relieve_by_symmetry(const Traffic& traffic, const Network& net, const Alloc
       return;
     }
     if (budget <= 0) return;
-    for (int a : allocation.nodes())
-      if (allocation.slots(a) != allocation.slots(map[static_cast<size_t>(a)])) return;
+    if (!keeps_allocation(allocation, map)) return;
     budget -= static_cast<std::int64_t>(flows.size());
     for (size_t i = 0; i < flows.size(); ++i)
       image[i] = NodeFlow{map[static_cast<size_t>(flows[i].src)], map[static_cast<size_t>(flows[i].dst)], flows[i].bytes};

@@ -126,8 +126,7 @@ std::vector<int> align_by_symmetry(const Torus& t, const Allocation& allocation,
   std::vector<int> best_map;
   sym.for_each([&](const std::vector<int>& map) {
     work += static_cast<std::int64_t>(map.size() + counted.size());
-    for (size_t x = 0; x < map.size(); ++x)
-      if (allocation.slots(static_cast<int>(x)) != allocation.slots(map[x])) return;
+    if (!keeps_allocation(allocation, map)) return;
     int agree = 0;
     for (const auto& [pr, k] : counted)
       if (map[static_cast<size_t>(pr.second)] == pr.first) agree += k;

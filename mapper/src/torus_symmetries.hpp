@@ -8,6 +8,7 @@
 #include <numeric>
 #include <vector>
 
+#include "rankmap/allocation.hpp"
 #include "rankmap/torus.hpp"
 
 namespace rankmap::detail {
@@ -86,5 +87,14 @@ class TorusSymmetries {
   bool translations_;
   std::vector<std::vector<int>> perms_;
 };
+
+// Whether the symmetry `map` (node -> image) maps the allocation onto
+// itself: every allocated node onto one with as many slots (a bijection, so
+// the nodes off the allocation stay off it too).
+inline bool keeps_allocation(const Allocation& allocation, const std::vector<int>& map) {
+  for (int a : allocation.nodes())
+    if (allocation.slots(a) != allocation.slots(map[static_cast<size_t>(a)])) return false;
+  return true;
+}
 
 }  // namespace rankmap::detail
