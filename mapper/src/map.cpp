@@ -2,6 +2,7 @@
 #include <numeric>
 
 #include "detail.hpp"
+#include "parallel.hpp"
 #include "rankmap/mapper.hpp"
 #include "rankmap/text.hpp"
 
@@ -159,6 +160,7 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   problem.core_fill = options.core_fill;
   problem.progress = options.progress;
   problem.alternatives = std::max(0, options.alternatives);
+  problem.threads = options.threads > 0 ? options.threads : detail::available_threads();
   if (auto st = problem.check(); !st) return st.error();
   auto outcome = algo->run(problem);
   if (!outcome) return outcome.error();

@@ -133,6 +133,7 @@ struct Common {
               core_fill = "compact";
   int ppn = 0;
   std::uint64_t seed = 1;
+  int threads = 0;       // map --threads: 0 = the cores the process may use
   bool quiet = false, verbose = false, json = false, no_bound = false;
   std::vector<std::string> mappings;
   SynthSpec synth;
@@ -246,6 +247,7 @@ int run_map(const Common& o) {
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
   opt.seed = o.seed;
+  opt.threads = o.threads;
   opt.preset = take(parse_preset(o.preset), "--preset");
   opt.core_fill = take(parse_core_fill(o.core_fill), "--cores");
   if (!o.nodes.empty()) opt.nodes = take(parse_node_list(o.nodes, machine));
@@ -445,6 +447,11 @@ int main(int argc, char** argv) {
     cli::add_output(*map, o.output, "mapping file to write (atomically)")->required();
     map->add_option("--algorithm", o.algorithm, "mapping algorithm:" + algos)->capture_default_str();
     map->add_option("--seed", o.seed, "seed for every randomised step")->check(cli::unsigned_integer())->capture_default_str();
+    map->add_option("--threads", o.threads,
+                    "threads for the default's independent steps (0: the cores this process may use); the mapping "
+                    "does not depend on it")
+        ->check(cli::unsigned_integer(1024))
+        ->capture_default_str();
     map->add_option("--preset", o.preset,
                     "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~12 s)")
         ->capture_default_str();

@@ -9,8 +9,11 @@
 #include <limits>
 #include <numeric>
 #include <set>
+#include <stdexcept>
+#include <string>
 
 #include "../../mapper/src/detail.hpp"
+#include "../../mapper/src/parallel.hpp"
 
 using namespace rankmap;
 using test::platform_of;
@@ -65,6 +68,29 @@ Allocation uniform(const Network& network, std::vector<int> nodes, int ppn) {
 }
 
 }  // namespace
+
+TEST_CASE("internals: parallel_for runs every index once and rethrows the lowest failing one") {
+  for (int threads : {1, 2, 3, 8}) {
+    INFO("threads " << threads);
+    std::vector<int> runs(100, 0);
+    detail::parallel_for(runs.size(), threads, [&](size_t i) { ++runs[i]; });
+    CHECK(std::all_of(runs.begin(), runs.end(), [](int n) { return n == 1; }));
+    detail::parallel_for(0, threads, [&](size_t) { FAIL("no index to run"); });
+    std::vector<int> done(50, 0);
+    try {
+      detail::parallel_for(done.size(), threads, [&](size_t i) {
+        done[i] = 1;
+        if (i == 7 || i == 31) throw std::runtime_error("task " + std::to_string(i));
+      });
+      FAIL("no exception");
+    } catch (const std::runtime_error& e) {
+      CHECK(std::string(e.what()) == "task 7");
+    }
+    // The others ran all the same.
+    CHECK(std::count(done.begin(), done.end(), 1) == 50);
+  }
+  CHECK(detail::available_threads() >= 1);
+}
 
 TEST_CASE("internals: METIS groups never exceed the capacity, edge cases by hand") {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {

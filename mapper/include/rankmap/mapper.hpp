@@ -156,6 +156,7 @@ struct MapProblem {
   CoreFill core_fill = CoreFill::compact;
   std::function<void(const std::string&)> progress;  // optional, long runs report here
   int alternatives = 0;               // see MapOptions::alternatives
+  int threads = 1;                    // see MapOptions::threads (resolved: at least 1)
 
   int ranks() const { return graph->vertices; }
   Status check() const;
@@ -206,6 +207,9 @@ struct MapOptions {
   // How many placements the default returns in MapOutcome::alternatives
   // (0: none; the other algorithms return none).
   int alternatives = 0;
+  // Threads the default may use for its independent steps (0: the cores
+  // the process may run on). The mapping does not depend on it.
+  int threads = 0;
 };
 
 // The allocation of --nodes (empty: every node in index order) at --ppn
