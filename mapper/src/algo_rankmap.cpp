@@ -301,127 +301,127 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   };
 
   auto other_starts = [&] {
-  // The references of the guarantee: `paper` and `scotch` exactly as the
-  // stand-alone algorithms compute them.
-  std::vector<int> ref_part;
-  if (huge) {
-    out.notes.push_back("above " + std::to_string(kHugeRanks) +
-                        " ranks only the structure starts (block, snake, matching) are tried, not paper or scotch");
-  } else {
-    // Above kSearchAllStartsUpTo ranks `paper` is left out: METIS k-way into
-    // thousands of groups cost 0.6-1.8 s at 32k ranks (a third of the
-    // default's time) and its cost was 2-6x the default's on every pattern
-    // measured there (docs/benchmarks.md, mapper quality and speed).
-    if (large) {
-      say("reference: Scotch (torusXD)");
-      out.notes.push_back("above " + std::to_string(kSearchAllStartsUpTo) +
-                          " ranks paper (METIS k-way node groups) is not a candidate");
+    // The references of the guarantee: `paper` and `scotch` exactly as the
+    // stand-alone algorithms compute them.
+    std::vector<int> ref_part;
+    if (huge) {
+      out.notes.push_back("above " + std::to_string(kHugeRanks) +
+                          " ranks only the structure starts (block, snake, matching) are tried, not paper or scotch");
     } else {
-      say("references: METIS node groups (paper) and Scotch (torusXD)");
-      ref_part = detail::partition_groups(*p.graph, k, ppn, p.seed);
-      from_groups("paper", ref_part, nodes);
-    }
-    place_scotch_runs(-1);
-  }
-  {
-    // The launcher's order is a fine start when the application numbers its
-    // ranks along its own grid (rings, row-major 2D stencils).
-    cands.push_back(Candidate{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}});
-  }
-  if (const Torus* grid = torus.as_torus()) {
-    // Block along a walk of the torus in which consecutive nodes are
-    // neighbours: block's strength (rank order) without its long jumps at the
-    // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
-    const std::vector<int> walk = detail::snake_order(*grid, nodes);
-    cands.push_back(Candidate{"snake", detail::fill_in_order(walk, p.allocation, p.ranks()), {}});
-  }
-  say("node groups by heavy-edge matching");
-  for (const detail::MatchingTies ties : {detail::MatchingTies::lowest, detail::MatchingTies::highest}) {
-    // Ties to the lowest index merge along the application's fastest-varying
-    // grid dimension first, ties to the highest along its slowest: two
-    // orientations of the same coarsening (e.g. 2x2 squares or 1x1x4 columns
-    // of a 3D grid), of which the torus may fit only one.
-    const std::string suffix = ties == detail::MatchingTies::lowest ? "" : "-last";
-    int groups = 0;
-    const std::vector<int> mpart = detail::matching_groups(g, ppn, static_cast<int>(nodes.size()), groups, ties);
-    if (mpart.empty()) continue;
-    // Placing the groups by bisection costs about half a second at 32k
-    // ranks and has not won there (the in-order placement below has).
-    if (!large) {
-      const CommGraph q = detail::contract(g, mpart, groups);
-      from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
-    }
-    // The same groups in node order, as `paper` places its METIS groups:
-    // matched groups are numbered by their lowest rank, so this keeps the
-    // application's numbering at node granularity.
-    from_groups("matching-in-order" + suffix, mpart, nodes);
-  }
-  if (!huge) {
-    // Tilings of a row-major process grid (cartesian_starts.cpp): the
-    // regular groups a grid code needs, whatever the seed. Each placed by
-    // the bisection (a fixed seed: the start must not depend on the user's)
-    // and, where the block grid folds onto the torus, dimension by dimension.
-    say("node groups tiling a Cartesian rank grid");
-    // Many tilings tie on cut (every orientation of a block on a 7-point
-    // stencil), and which of them folds onto the torus depends on the torus:
-    // the bisection places the best few, folding is tried on all.
-    int placed = 0, folded = 0;
-    for (const detail::GridGrouping& grouping :
-         detail::cartesian_groupings(g, ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
-                                     large ? kCartesianLargeAffinity : 0)) {
-      const int blocks = static_cast<int>(grouping.part.size()) / ppn;
-      if (blocks > static_cast<int>(nodes.size())) break;
-      if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
-      const CommGraph q = detail::contract(g, grouping.part, blocks);
-      const std::string name = "cartesian[" + grouping.name + "]";
-      // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
-      // matching groups): above kSearchAllStartsUpTo only the foldings.
-      if (placed < kCartesianPlaced && !large) {
-        from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
-        ++placed;
+      // Above kSearchAllStartsUpTo ranks `paper` is left out: METIS k-way into
+      // thousands of groups cost 0.6-1.8 s at 32k ranks (a third of the
+      // default's time) and its cost was 2-6x the default's on every pattern
+      // measured there (docs/benchmarks.md, mapper quality and speed).
+      if (large) {
+        say("reference: Scotch (torusXD)");
+        out.notes.push_back("above " + std::to_string(kSearchAllStartsUpTo) +
+                            " ranks paper (METIS k-way node groups) is not a candidate");
+      } else {
+        say("references: METIS node groups (paper) and Scotch (torusXD)");
+        ref_part = detail::partition_groups(*p.graph, k, ppn, p.seed);
+        from_groups("paper", ref_part, nodes);
       }
-      if (folded < kCartesianPlaced && torus.as_torus()) {
-        std::vector<int> block_node;
-        double block_cost = 0;
-        for (const std::vector<int>& grid : grouping.grids) {
-          std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), nodes);
-          if (fold.empty()) continue;
-          const double cost = detail::weighted_cost(q, torus, fold);
-          if (block_node.empty() || cost < block_cost) {
-            block_node = std::move(fold);
-            block_cost = cost;
+      place_scotch_runs(-1);
+    }
+    {
+      // The launcher's order is a fine start when the application numbers its
+      // ranks along its own grid (rings, row-major 2D stencils).
+      cands.push_back(Candidate{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}});
+    }
+    if (const Torus* grid = torus.as_torus()) {
+      // Block along a walk of the torus in which consecutive nodes are
+      // neighbours: block's strength (rank order) without its long jumps at the
+      // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
+      const std::vector<int> walk = detail::snake_order(*grid, nodes);
+      cands.push_back(Candidate{"snake", detail::fill_in_order(walk, p.allocation, p.ranks()), {}});
+    }
+    say("node groups by heavy-edge matching");
+    for (const detail::MatchingTies ties : {detail::MatchingTies::lowest, detail::MatchingTies::highest}) {
+      // Ties to the lowest index merge along the application's fastest-varying
+      // grid dimension first, ties to the highest along its slowest: two
+      // orientations of the same coarsening (e.g. 2x2 squares or 1x1x4 columns
+      // of a 3D grid), of which the torus may fit only one.
+      const std::string suffix = ties == detail::MatchingTies::lowest ? "" : "-last";
+      int groups = 0;
+      const std::vector<int> mpart = detail::matching_groups(g, ppn, static_cast<int>(nodes.size()), groups, ties);
+      if (mpart.empty()) continue;
+      // Placing the groups by bisection costs about half a second at 32k
+      // ranks and has not won there (the in-order placement below has).
+      if (!large) {
+        const CommGraph q = detail::contract(g, mpart, groups);
+        from_groups("matching" + suffix, mpart, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
+      }
+      // The same groups in node order, as `paper` places its METIS groups:
+      // matched groups are numbered by their lowest rank, so this keeps the
+      // application's numbering at node granularity.
+      from_groups("matching-in-order" + suffix, mpart, nodes);
+    }
+    if (!huge) {
+      // Tilings of a row-major process grid (cartesian_starts.cpp): the
+      // regular groups a grid code needs, whatever the seed. Each placed by
+      // the bisection (a fixed seed: the start must not depend on the user's)
+      // and, where the block grid folds onto the torus, dimension by dimension.
+      say("node groups tiling a Cartesian rank grid");
+      // Many tilings tie on cut (every orientation of a block on a 7-point
+      // stencil), and which of them folds onto the torus depends on the torus:
+      // the bisection places the best few, folding is tried on all.
+      int placed = 0, folded = 0;
+      for (const detail::GridGrouping& grouping :
+           detail::cartesian_groupings(g, ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
+                                       large ? kCartesianLargeAffinity : 0)) {
+        const int blocks = static_cast<int>(grouping.part.size()) / ppn;
+        if (blocks > static_cast<int>(nodes.size())) break;
+        if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
+        const CommGraph q = detail::contract(g, grouping.part, blocks);
+        const std::string name = "cartesian[" + grouping.name + "]";
+        // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
+        // matching groups): above kSearchAllStartsUpTo only the foldings.
+        if (placed < kCartesianPlaced && !large) {
+          from_groups(name, grouping.part, detail::recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
+          ++placed;
+        }
+        if (folded < kCartesianPlaced && torus.as_torus()) {
+          std::vector<int> block_node;
+          double block_cost = 0;
+          for (const std::vector<int>& grid : grouping.grids) {
+            std::vector<int> fold = detail::embed_block_grid(q, grid, *torus.as_torus(), nodes);
+            if (fold.empty()) continue;
+            const double cost = detail::weighted_cost(q, torus, fold);
+            if (block_node.empty() || cost < block_cost) {
+              block_node = std::move(fold);
+              block_cost = cost;
+            }
+          }
+          if (!block_node.empty()) {
+            from_groups(name + "-folded", grouping.part, block_node);
+            ++folded;
           }
         }
-        if (!block_node.empty()) {
-          from_groups(name + "-folded", grouping.part, block_node);
-          ++folded;
-        }
       }
     }
-  }
-  for (int i = 0; i < seeds; ++i) {
-    const std::uint64_t seed = derived_seed(p.seed, i);
-    say("randomised starts, seed " + std::to_string(seed));
-    // Many tiny groups: only the reference run, whose groups the matching
-    // and the bisection cover. Measured when METIS k-way into 512 groups of
-    // 2 at 1,024 ranks cost 0.5 s (25x the bisection), most of it repairing
-    // the balance k-way gave up; partition_groups now takes METIS's
-    // recursive bisection there (0.01 s), and the limit was not re-measured.
-    if ((same_graph && i == 0 && !ref_part.empty()) || k <= kMaxKwayGroupsPerSeed) {
-      const std::vector<int> part =
-          (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, ppn, seed);
-      if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, nodes);
-      const CommGraph q = detail::contract(g, part, k);
-      from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, one_group_a_node, seed));
+    for (int i = 0; i < seeds; ++i) {
+      const std::uint64_t seed = derived_seed(p.seed, i);
+      say("randomised starts, seed " + std::to_string(seed));
+      // Many tiny groups: only the reference run, whose groups the matching
+      // and the bisection cover. Measured when METIS k-way into 512 groups of
+      // 2 at 1,024 ranks cost 0.5 s (25x the bisection), most of it repairing
+      // the balance k-way gave up; partition_groups now takes METIS's
+      // recursive bisection there (0.01 s), and the limit was not re-measured.
+      if ((same_graph && i == 0 && !ref_part.empty()) || k <= kMaxKwayGroupsPerSeed) {
+        const std::vector<int> part =
+            (same_graph && i == 0 && !ref_part.empty()) ? ref_part : detail::partition_groups(g, k, ppn, seed);
+        if (!same_graph || i > 0) from_groups(numbered("paper-bytes", i), part, nodes);
+        const CommGraph q = detail::contract(g, part, k);
+        from_groups(numbered("groups", i), part, detail::recursive_bisection_map(q, torus, one_group_a_node, seed));
+      }
+      // Above kSearchAllStartsUpTo ranks the bisection (METIS dual recursive
+      // bisection, ~0.5 s at 32k) is left out: Scotch's own recursive
+      // bipartitioning, the reference start, beat it on every 32k pattern
+      // measured (stencils, shuffled stencil, ring, random; docs/benchmarks.md).
+      if (!large)
+        cands.push_back(Candidate{numbered("bisection", i), detail::recursive_bisection_map(g, torus, p.allocation, seed), {}});
+      place_scotch_runs(i);
     }
-    // Above kSearchAllStartsUpTo ranks the bisection (METIS dual recursive
-    // bisection, ~0.5 s at 32k) is left out: Scotch's own recursive
-    // bipartitioning, the reference start, beat it on every 32k pattern
-    // measured (stencils, shuffled stencil, ring, random; docs/benchmarks.md).
-    if (!large)
-      cands.push_back(Candidate{numbered("bisection", i), detail::recursive_bisection_map(g, torus, p.allocation, seed), {}});
-    place_scotch_runs(i);
-  }
   };
   detail::parallel_for(2, p.threads, [&](size_t lane) {
     if (lane == 0)
