@@ -111,20 +111,22 @@ void iterated_search(const CommGraph& graph, const Network& torus, const Allocat
 // assignment seen (never worse than the input). `work` bounds the moves
 // evaluated; deterministic for a seed. Needs ranks x allocated nodes and
 // allocated nodes x allocated nodes table entries: nothing happens where
-// tabu_search_fits says no.
+// tabu_search_fits says no. The scan of each step's neighbourhood runs on
+// up to `threads` threads (large enough jobs); the result does not depend
+// on it.
 bool tabu_search_fits(int ranks, int allocated_nodes);
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                 std::int64_t work, std::uint64_t seed);
+                 std::int64_t work, std::uint64_t seed, int threads = 1);
 
 // The tabu search one level up (paired_search.cpp): `cycles` times, the
 // ranks of every node are paired (heaviest link first), the pairs searched
 // as units by tabu_search with `work_per_cycle`, then the ranks by refine.
 // Never worse than the input, keeps every node's slots, deterministic for a
-// seed. Applies where every allocated node holds an even number of ranks
+// seed, whatever `threads` (the tabu search's). Applies where every allocated node holds an even number of ranks
 // and some node more than 2 (paired_search_applies); else a no-op.
 bool paired_search_applies(const Allocation& allocation, const std::vector<int>& node_of);
 void paired_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed);
+                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed, int threads = 1);
 
 // Recombination of good placements (recombine.cpp): children keep what two
 // parents agree on (the second moved by the torus symmetry that agrees most

@@ -25,11 +25,16 @@
 // The tenure is drawn anew every 2 x its upper end of steps.
 //
 // Deterministic: ties and tenures come from std::mt19937_64 with the given
-// seed, and the budget counts evaluated moves and updated entries.
+// seed, and the budget counts evaluated moves and updated entries. The scan
+// may run on several threads (below); the search is the same.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <random>
+#include <system_error>
+#include <thread>
 
 #include "detail.hpp"
 
@@ -46,6 +51,17 @@ constexpr std::int64_t kMaxTableEntries = 4'000'000;
 // (15-30% lower by 0.6-0.8% on the two largest), 4-8% up to 1% higher;
 // 2-4% and 100-200% found almost nothing on recorded CG at 192 ranks.
 constexpr int kTenureLowPercent = 15;
+// Lanes of the neighbourhood's scan: one per thread where a step's scan is
+// long enough to pay for waking them (a few microseconds a step), i.e. from
+// kMinUnitsPerLane ranks per lane; one where a lane's swap-bound table
+// (16 bytes x allocated nodes^2) would pass 16 MB.
+constexpr int kMinUnitsPerLane = 128;
+constexpr std::int64_t kMaxLaneBoundEntries = 1'000'000;
+
+int tabu_lanes(int units, int m, int threads) {
+  if (static_cast<std::int64_t>(m) * m > kMaxLaneBoundEntries) return 1;
+  return std::max(1, std::min(threads, units / kMinUnitsPerLane));
+}
 
 }  // namespace
 
@@ -57,7 +73,7 @@ bool tabu_search_fits(int ranks, int allocated_nodes) {
 }
 
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                 std::int64_t work, std::uint64_t seed) {
+                 std::int64_t work, std::uint64_t seed, int threads) {
   const int n = graph.vertices;
   const std::vector<int>& nodes = allocation.nodes();
   const int m = static_cast<int>(nodes.size());
@@ -116,27 +132,128 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   const double tol = 1e-12 * std::max(cost, 1.0);
   std::vector<int> best_pos = pos;
 
-  std::vector<double> partner_w(static_cast<size_t>(n), 0.0);
-  std::vector<int> stamp(M, -1), cand;
-  // Lower bound of the second half of a swap out of node j into node a:
-  // min over the ranks s of j of C[s][a] - C[s][j] (the pair term
-  // 2 w(r, s) d(a, j) is never negative). Computed once per step and node
-  // pair when first needed; a swap whose bound cannot beat the step's best
-  // so far is not priced rank by rank (the same choice, fewer lookups).
-  std::vector<double> swap_bound(M * M);
-  std::vector<std::int64_t> bound_step(M * M, 0);
-  auto bound_of = [&](int j, int a, std::int64_t step) {
+  // The step's choice (Taillard's): the best move, ties broken uniformly
+  // at random in scan order (reservoir sampling with the seeded rng).
+  struct Move {
+    double delta;
+    int r, s, to;  // s < 0: r moves to a node with room
+  };
+  struct Choice {
+    Move move{std::numeric_limits<double>::infinity(), -1, -1, -1};
+    int ties = 0;
+  };
+  auto offer = [&](Choice& c, const Move& mv) {
+    if (mv.delta < c.move.delta - tol) {
+      c.move = mv;
+      c.ties = 1;
+    } else if (mv.delta <= c.move.delta + tol && rng() % static_cast<unsigned>(++c.ties) == 0) {
+      c.move = mv;
+    }
+  };
+  // The neighbourhood's scan, nearly all of a step's cost, runs in lanes
+  // over consecutive slices of the ranks, one thread each, the caller's
+  // first. The first lane chooses as a sequential scan would; the others
+  // record, in scan order, every move that could take part in that choice
+  // (within 2 tol of their own best so far: the sequential best is at most
+  // tol above the lowest delta seen before), and the caller replays them
+  // after the first lane's choice. The choice, the rng's draws and so the
+  // whole search are those of one thread, whatever the lane count.
+  struct Lane {
+    size_t lo = 0, hi = 0;             // slice of `active`
+    std::vector<std::int64_t> listed;  // per allocated node: the visit that last listed it
+    std::int64_t visit = 0;
+    std::vector<int> cand;
+    std::vector<double> partner_w;
+    // Lower bound of the second half of a swap out of node j into node a:
+    // min over the ranks s of j of C[s][a] - C[s][j] (the pair term
+    // 2 w(r, s) d(a, j) is never negative). Computed once per step and node
+    // pair when first needed; a swap whose bound cannot come within reach
+    // of the best so far is not priced rank by rank (the same choice).
+    std::vector<double> swap_bound;
+    std::vector<std::int64_t> bound_step;
+    Choice choice;             // first lane
+    double lowest = 0;         // other lanes: the lowest delta so far
+    std::vector<Move> record;  // other lanes: the moves to replay
+    std::int64_t evaluated = 0;
+  };
+  const int lane_count = tabu_lanes(units, m, threads);
+  std::vector<Lane> lanes(static_cast<size_t>(lane_count));
+  for (int l = 0; l < lane_count; ++l) {
+    Lane& L = lanes[l];
+    L.lo = static_cast<size_t>(units) * l / lane_count;
+    L.hi = static_cast<size_t>(units) * (l + 1) / lane_count;
+    L.listed.assign(M, 0);
+    L.partner_w.assign(static_cast<size_t>(n), 0.0);
+    L.swap_bound.assign(M * M, 0.0);
+    L.bound_step.assign(M * M, 0);
+  }
+  auto bound_of = [&](Lane& L, int j, int a, std::int64_t step) {
     const size_t k = static_cast<size_t>(j) * M + a;
-    if (bound_step[k] != step) {
-      bound_step[k] = step;
+    if (L.bound_step[k] != step) {
+      L.bound_step[k] = step;
       double lo = std::numeric_limits<double>::infinity();
       for (int s : members[j]) {
         const double* cs = &C[static_cast<size_t>(s) * M];
         lo = std::min(lo, cs[a] - cs[j]);
       }
-      swap_bound[k] = lo;
+      L.swap_bound[k] = lo;
     }
-    return swap_bound[k];
+    return L.swap_bound[k];
+  };
+  auto scan = [&](Lane& L, bool first, std::int64_t step) {
+    L.choice = Choice{};
+    L.lowest = std::numeric_limits<double>::infinity();
+    L.record.clear();
+    L.evaluated = 0;
+    // Moves above this cannot be chosen (first lane) or take part (others).
+    auto reach = [&] { return first ? L.choice.move.delta + tol : L.lowest + 2 * tol; };
+    auto consider = [&](double delta, bool tabu, int r, int s, int j) {
+      ++L.evaluated;
+      if (tabu && cost + delta >= best_cost - tol) return;  // tabu, and no new best: aspiration fails
+      if (first) {
+        offer(L.choice, Move{delta, r, s, j});
+      } else if (delta <= L.lowest + 2 * tol) {
+        L.lowest = std::min(L.lowest, delta);
+        L.record.push_back(Move{delta, r, s, j});
+      }
+    };
+    for (size_t k = L.lo; k < L.hi; ++k) {
+      const int r = active[k];
+      const int a = pos[r];
+      const double* cr = &C[static_cast<size_t>(r) * M];
+      const std::int64_t* tr = &tabu_until[static_cast<size_t>(r) * M];
+      ++L.visit;
+      L.cand.clear();
+      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) {
+        L.partner_w[graph.adjncy[e]] = graph.weight[e];
+        const int j = pos[graph.adjncy[e]];
+        if (j != a && L.listed[j] != L.visit) {
+          L.listed[j] = L.visit;
+          L.cand.push_back(j);
+        }
+      }
+      for (int j : neighbours[a])
+        if (L.listed[j] != L.visit) {
+          L.listed[j] = L.visit;
+          L.cand.push_back(j);
+        }
+      for (int j : L.cand) {
+        const double dr = cr[j] - cr[a];
+        const bool r_tabu = tr[j] > step;
+        if (room[j] > 0) consider(dr, r_tabu, r, -1, j);
+        if (members[j].empty()) continue;
+        if (dr + bound_of(L, j, a, step) > reach()) {
+          L.evaluated += static_cast<std::int64_t>(members[j].size());  // the budget counts them all the same
+          continue;
+        }
+        for (int s : members[j]) {
+          const double* cs = &C[static_cast<size_t>(s) * M];
+          const double delta = dr + cs[a] - cs[j] + 2 * L.partner_w[s] * D[static_cast<size_t>(a) * M + j];
+          consider(delta, r_tabu && tabu_until[static_cast<size_t>(s) * M + a] > step, r, s, j);
+        }
+      }
+      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = 0;
+    }
   };
   auto apply_move = [&](int v, int to) {
     const int from = pos[v];
@@ -156,76 +273,66 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     work -= (graph.xadj[v + 1] - graph.xadj[v]) * m;
   };
 
+  // Lanes 1.. run on threads of their own, woken per step by `go` (the step
+  // to scan; -1: stop), each reporting through `done`. The step's state is
+  // written only between scans; the release/acquire pairs order it.
+  std::atomic<std::int64_t> go{0};
+  std::atomic<int> done{0};
+  auto wait_until = [](auto&& ready) {
+    for (int spins = 0; !ready(); ++spins)
+      if (spins > 64) std::this_thread::yield();
+  };
+  std::vector<std::thread> pool;
+  for (int l = 1; l < lane_count; ++l) {
+    try {
+      pool.emplace_back([&, l] {
+        for (std::int64_t seen = 0;;) {
+          std::int64_t step = 0;
+          wait_until([&] { return (step = go.load(std::memory_order_acquire)) != seen; });
+          if (step < 0) return;
+          seen = step;
+          scan(lanes[l], false, step);
+          done.fetch_add(1, std::memory_order_release);
+        }
+      });
+    } catch (const std::system_error&) {
+      // No thread to be had: the caller scans the lanes left.
+      break;
+    }
+  }
+  const int threaded = static_cast<int>(pool.size());  // lanes 1..threaded run on their own thread
+
   for (std::int64_t step = 1; work > 0; ++step) {
-    double best = std::numeric_limits<double>::infinity();
-    int best_r = -1, best_s = -1, best_to = -1, ties = 0;
+    done.store(0, std::memory_order_relaxed);
+    go.store(step, std::memory_order_release);
+    scan(lanes[0], true, step);
+    for (int l = threaded + 1; l < lane_count; ++l) scan(lanes[l], false, step);
+    wait_until([&] { return done.load(std::memory_order_acquire) == threaded; });
+    Choice choice = lanes[0].choice;
     std::int64_t evaluated = 0;
-    for (int r : active) {
-      const int a = pos[r];
-      const double* cr = &C[static_cast<size_t>(r) * M];
-      const std::int64_t* tr = &tabu_until[static_cast<size_t>(r) * M];
-      cand.clear();
-      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) {
-        partner_w[graph.adjncy[e]] = graph.weight[e];
-        const int j = pos[graph.adjncy[e]];
-        if (j != a && stamp[j] != r) {
-          stamp[j] = r;
-          cand.push_back(j);
-        }
-      }
-      for (int j : neighbours[a])
-        if (stamp[j] != r) {
-          stamp[j] = r;
-          cand.push_back(j);
-        }
-      for (int j : cand) {
-        const double dr = cr[j] - cr[a];
-        const bool r_tabu = tr[j] > step;
-        auto consider = [&](double delta, bool tabu, int s) {
-          ++evaluated;
-          if (tabu && cost + delta >= best_cost - tol) return;
-          if (delta < best - tol) {
-            best = delta;
-            best_r = r;
-            best_s = s;
-            best_to = j;
-            ties = 1;
-          } else if (delta <= best + tol && rng() % static_cast<unsigned>(++ties) == 0) {
-            best_r = r;
-            best_s = s;
-            best_to = j;
-          }
-        };
-        if (room[j] > 0) consider(dr, r_tabu, -1);
-        if (members[j].empty()) continue;
-        if (dr + bound_of(j, a, step) > best + tol) {
-          evaluated += static_cast<std::int64_t>(members[j].size());  // the budget counts them all the same
-          continue;
-        }
-        for (int s : members[j]) {
-          const double* cs = &C[static_cast<size_t>(s) * M];
-          const double delta = dr + cs[a] - cs[j] + 2 * partner_w[s] * D[static_cast<size_t>(a) * M + j];
-          consider(delta, r_tabu && tabu_until[static_cast<size_t>(s) * M + a] > step, s);
-        }
-      }
-      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) partner_w[graph.adjncy[e]] = 0;
+    for (const Lane& L : lanes) {
+      evaluated += L.evaluated;
+      for (const Move& recorded : L.record) offer(choice, recorded);
     }
     work -= evaluated + units;
-    if (best_r < 0) break;  // every move tabu and none aspirated
-    const int a = pos[best_r];
-    tabu_until[static_cast<size_t>(best_r) * M + a] = step + tenure;
-    apply_move(best_r, best_to);
-    if (best_s >= 0) {
-      tabu_until[static_cast<size_t>(best_s) * M + best_to] = step + tenure;
-      apply_move(best_s, a);
+    if (choice.move.r < 0) break;  // every move tabu and none aspirated
+    const Move mv = choice.move;
+    const int a = pos[mv.r];
+    tabu_until[static_cast<size_t>(mv.r) * M + a] = step + tenure;
+    apply_move(mv.r, mv.to);
+    if (mv.s >= 0) {
+      tabu_until[static_cast<size_t>(mv.s) * M + mv.to] = step + tenure;
+      apply_move(mv.s, a);
     }
-    cost += best;
+    cost += mv.delta;
     if (cost < best_cost - tol) {
       best_cost = cost;
       best_pos = pos;
     }
     if (step % (2 * tenure_hi) == 0) tenure = draw_tenure();
   }
+  go.store(-1, std::memory_order_release);
+  for (std::thread& t : pool) t.join();
   // The running cost drifts by rounding; the input is kept unless the best
   // really is cheaper.
   std::vector<int> found(node_of.size());

@@ -408,6 +408,36 @@ TEST_CASE("internals: the tabu search never loses, keeps every node's slots, is 
   }
 }
 
+TEST_CASE("internals: the tabu search and the paired search are the same on any number of threads") {
+  // Large enough for the scan to run in lanes (128 ranks or more each):
+  // 600 ranks with random partners on 64 nodes of 10 slots (room to move
+  // into), and 768 ranks at 6 per node for the paired search (384 pairs).
+  const Platform pf = platform_of("torus=8x8 node=package:2,core:5");
+  const CommGraph g = random_graph(600, 6, 7);
+  const Allocation alloc = uniform(pf.net(), iota_nodes(64), 10);
+  std::vector<int> start(600);
+  for (int r = 0; r < 600; ++r) start[r] = (r * 29 + 3) % 600 / 10;
+  std::vector<int> one = start;
+  detail::tabu_search(g, pf.net(), alloc, one, 20'000'000, 5, 1);
+  CHECK(detail::weighted_cost(g, pf.net(), one) < detail::weighted_cost(g, pf.net(), start));
+  for (int threads : {2, 3, 8}) {
+    INFO("threads " << threads);
+    std::vector<int> many = start;
+    detail::tabu_search(g, pf.net(), alloc, many, 20'000'000, 5, threads);
+    CHECK(many == one);
+  }
+  const Platform wide = platform_of("torus=8x16 node=package:2,core:3");
+  const CommGraph h = random_graph(768, 5, 9);
+  const Allocation six = uniform(wide.net(), iota_nodes(128), 6);
+  std::vector<int> paired_start(768);
+  for (int r = 0; r < 768; ++r) paired_start[r] = (r * 41 + 5) % 768 / 6;
+  std::vector<int> paired_one = paired_start, paired_two = paired_start;
+  detail::paired_search(h, wide.net(), six, paired_one, 1, 10'000'000, 3, 1);
+  detail::paired_search(h, wide.net(), six, paired_two, 1, 10'000'000, 3, 2);
+  CHECK(paired_two == paired_one);
+  CHECK(detail::weighted_cost(h, wide.net(), paired_one) < detail::weighted_cost(h, wide.net(), paired_start));
+}
+
 TEST_CASE("internals: the tabu search's tables stay within 4 million entries each") {
   CHECK(detail::tabu_search_fits(1024, 512));     // the largest peer-benchmark job
   CHECK(detail::tabu_search_fits(2000, 2000));
