@@ -5,7 +5,7 @@
 // thread count changes the time, never the result (tests/mapper checks 1
 // against 2 and 4). Scotch and METIS keep some state per process (Scotch's
 // global random generator, which its graph-built targets use), so each of
-// them is called from one thread at a time (algo_rankmap.cpp runs all its
+// them is called from one thread at a time (default_starts.cpp runs all its
 // Scotch calls in one lane).
 #pragma once
 
