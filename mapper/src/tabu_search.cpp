@@ -301,6 +301,16 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     }
   }
   const int threaded = static_cast<int>(pool.size());  // lanes 1..threaded run on their own thread
+  // Stops and joins them however the search ends (an exception included).
+  struct StopLanes {
+    std::atomic<std::int64_t>& go;
+    std::vector<std::thread>& pool;
+    ~StopLanes() {
+      go.store(-1, std::memory_order_release);
+      for (std::thread& t : pool)
+        if (t.joinable()) t.join();
+    }
+  } stop_lanes{go, pool};
 
   for (std::int64_t step = 1; work > 0; ++step) {
     done.store(0, std::memory_order_relaxed);
@@ -332,7 +342,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     if (step % (2 * tenure_hi) == 0) tenure = draw_tenure();
   }
   go.store(-1, std::memory_order_release);
-  for (std::thread& t : pool) t.join();
+  for (std::thread& t : pool) t.join();  // idle from here on
   // The running cost drifts by rounding; the input is kept unless the best
   // really is cheaper.
   std::vector<int> found(node_of.size());
