@@ -33,8 +33,10 @@
 // Independent steps run on p.threads threads (parallel.hpp), each into its
 // own slot with its own seed: the mapping does not depend on the count.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <mutex>
 
@@ -447,11 +449,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       size_t cheapest = 0;
       for (size_t i = 1; i < cands.size(); ++i)
         if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
-      auto tabu_from = [&](size_t from, int seed_index, int threads) {
+      auto tabu_from = [&](size_t from, int seed_index, int threads, const std::function<bool(double)>& go_on) {
         say("tabu search from " + cands[from].name);
         Candidate t{cands[from].name + "+tabu", cands[from].node_of, {}};
         detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kTabuWork * ils_work),
-                            derived_seed(p.seed, seed_index), threads);
+                            derived_seed(p.seed, seed_index), threads, go_on);
         t.score = detail::network_score(*p.traffic, torus, t.node_of);
         return t;
       };
@@ -459,7 +461,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // basin deeper than its reach: the cheapest placement of another start
       // family at another cost (another basin, most likely) gets a tabu
       // search too. With a second thread it runs alongside the first, and
-      // is kept only where a sequential run would have started it.
+      // is kept only where a sequential run would have started it; it stops
+      // as soon as the first gets clearly below the tie (then it would not
+      // have run), so its result is only ever used complete.
       size_t other = cands.size();
       if (p.ranks() <= kSecondTabuUpTo)
         for (size_t i = 0; i < cands.size(); ++i)
@@ -470,14 +474,23 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       Candidate c, d;
       const bool alongside = other < cands.size() && p.threads > 1;
       const int tabu_threads = alongside ? std::max(1, p.threads / 2) : p.threads;  // each, for its own scan
+      const double found_at = cands[cheapest].score.weighted_cost * (1 - kTieShare);
+      std::atomic<bool> first_found{false};
+      // The tabu search's running cost and the score agree to rounding: 1e-6
+      // below the line, the first has surely found something.
+      auto watch_first = [&](double lowest) {
+        if (lowest < found_at * (1 - 1e-6)) first_found.store(true, std::memory_order_relaxed);
+        return true;
+      };
+      auto while_needed = [&](double) { return !first_found.load(std::memory_order_relaxed); };
       detail::parallel_for(alongside ? 2 : 1, p.threads, [&](size_t n) {
         if (n == 0)
-          c = tabu_from(cheapest, 400, tabu_threads);
+          c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{});
         else
-          d = tabu_from(other, 401, tabu_threads);
+          d = tabu_from(other, 401, tabu_threads, while_needed);
       });
-      if (other < cands.size() && c.score.weighted_cost >= cands[cheapest].score.weighted_cost * (1 - kTieShare)) {
-        if (!alongside) d = tabu_from(other, 401, p.threads);
+      if (other < cands.size() && c.score.weighted_cost >= found_at) {
+        if (!alongside) d = tabu_from(other, 401, p.threads, {});
         if (d.score.weighted_cost < c.score.weighted_cost) std::swap(c, d);
         cands.push_back(std::move(d));
       }

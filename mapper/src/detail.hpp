@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -113,10 +114,13 @@ void iterated_search(const CommGraph& graph, const Network& torus, const Allocat
 // allocated nodes x allocated nodes table entries: nothing happens where
 // tabu_search_fits says no. The scan of each step's neighbourhood runs on
 // up to `threads` threads (large enough jobs); the result does not depend
-// on it.
+// on it. `go_on`, when given, is called after every step with the lowest
+// cost seen so far (the running sum, exact to rounding); false ends the
+// search there.
 bool tabu_search_fits(int ranks, int allocated_nodes);
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                 std::int64_t work, std::uint64_t seed, int threads = 1);
+                 std::int64_t work, std::uint64_t seed, int threads = 1,
+                 const std::function<bool(double)>& go_on = nullptr);
 
 // The tabu search one level up (paired_search.cpp): `cycles` times, the
 // ranks of every node are paired (heaviest link first), the pairs searched

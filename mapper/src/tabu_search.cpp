@@ -31,6 +31,7 @@
 #include <atomic>
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <system_error>
@@ -73,7 +74,7 @@ bool tabu_search_fits(int ranks, int allocated_nodes) {
 }
 
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                 std::int64_t work, std::uint64_t seed, int threads) {
+                 std::int64_t work, std::uint64_t seed, int threads, const std::function<bool(double)>& go_on) {
   const int n = graph.vertices;
   const std::vector<int>& nodes = allocation.nodes();
   const int m = static_cast<int>(nodes.size());
@@ -340,6 +341,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       best_pos = pos;
     }
     if (step % (2 * tenure_hi) == 0) tenure = draw_tenure();
+    if (go_on && !go_on(best_cost)) break;
   }
   go.store(-1, std::memory_order_release);
   for (std::thread& t : pool) t.join();  // idle from here on
