@@ -248,6 +248,13 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   };
   detail::parallel_for(cands.size(), p.threads,
                        [&](size_t i) { cands[i].score = detail::network_score(*p.traffic, torus, cands[i].node_of); });
+  // New candidates make(0), ..., make(count - 1), made on the threads (each
+  // from its own inputs and seed) and appended in index order.
+  auto append_made = [&](size_t count, const auto& make) {
+    std::vector<Candidate> made(count);
+    detail::parallel_for(count, p.threads, [&](size_t n) { made[n] = make(n); });
+    for (Candidate& c : made) cands.push_back(std::move(c));
+  };
   // The local search costs one to several seconds per start at 32k ranks: on
   // large jobs only the best start gets it.
   std::vector<size_t> order(starts);
@@ -259,21 +266,17 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // Successive halving: every start gets one pass of each level, the best
   // kFullSearchStarts of those (by cost, distinct) the full search.
   const size_t first_searched = cands.size();
-  {
-    std::vector<Candidate> searched(order.size());
-    detail::parallel_for(order.size(), p.threads, [&](size_t n) {
-      const Candidate& from = cands[order[n]];
-      say("local search from " + from.name);
-      Candidate& c = searched[n];
-      c = Candidate{from.name + "+search", from.node_of, {}};
-      // Large jobs: two passes per level, not four. At 32k ranks the third and
-      // fourth passes cost ~0.8 s and gained 0.3% (random pattern; nothing on
-      // the stencils, whose best start is already a local optimum).
-      detail::refine(g, torus, p.allocation, c.node_of, large ? 2 : 1);
-      c.score = detail::network_score(*p.traffic, torus, c.node_of);
-    });
-    for (Candidate& c : searched) cands.push_back(std::move(c));
-  }
+  append_made(order.size(), [&](size_t n) {
+    const Candidate& from = cands[order[n]];
+    say("local search from " + from.name);
+    Candidate c{from.name + "+search", from.node_of, {}};
+    // Large jobs: two passes per level, not four. At 32k ranks the third and
+    // fourth passes cost ~0.8 s and gained 0.3% (random pattern; nothing on
+    // the stencils, whose best start is already a local optimum).
+    detail::refine(g, torus, p.allocation, c.node_of, large ? 2 : 1);
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return c;
+  });
   if (!large) {
     std::vector<size_t> quick;
     for (size_t i = first_searched; i < cands.size(); ++i) quick.push_back(i);
@@ -343,14 +346,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     };
     const std::int64_t share = ils_work / std::max<std::int64_t>(1, static_cast<std::int64_t>(picked.size()));
     const size_t first_ils = cands.size();
-    {
-      std::vector<Candidate> runs(picked.size());
-      detail::parallel_for(picked.size(), p.threads, [&](size_t n) {
-        say("iterated local search from " + cands[picked[n]].name);
-        runs[n] = iterated(cands[picked[n]], "+ils", share, seed_for(cands[picked[n]].name, 100));
-      });
-      for (Candidate& c : runs) cands.push_back(std::move(c));
-    }
+    append_made(picked.size(), [&](size_t n) {
+      say("iterated local search from " + cands[picked[n]].name);
+      return iterated(cands[picked[n]], "+ils", share, seed_for(cands[picked[n]].name, 100));
+    });
     // When every search ended at the same cost there is nothing to gain
     // (an all-to-all on a full torus: every placement ties) and the steps
     // below cost 2-5x the default's time on such dense graphs.
@@ -409,11 +408,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       for (size_t n = 1; n < picked.size(); ++n)
         if (cands[first_ils + n].score.weighted_cost < cands[first_ils + best_n].score.weighted_cost) best_n = n;
       const Candidate from = cands[picked[best_n]];
-      std::vector<Candidate> runs(kExtraSearchRuns);
-      detail::parallel_for(runs.size(), p.threads, [&](size_t n) {
-        runs[n] = iterated(from, "+ils#" + std::to_string(n + 2), share, seed_for(from.name, 300 + static_cast<int>(n)));
+      append_made(kExtraSearchRuns, [&](size_t n) {
+        return iterated(from, "+ils#" + std::to_string(n + 2), share, seed_for(from.name, 300 + static_cast<int>(n)));
       });
-      for (Candidate& c : runs) cands.push_back(std::move(c));
       // Recombination of the cheapest distinct placements found so far
       // (recombine.cpp): what makes the result depend less on which start
       // and which kicks happened to be lucky. It aligns placements by the
