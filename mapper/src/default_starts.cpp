@@ -89,9 +89,7 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       r.node_of = std::move(*node_of);
     }
   };
-  size_t reference_notes_at = 0;  // where the reference's notes go in notes
   auto place_scotch_runs = [&](int seed_index) {
-    if (seed_index < 0) reference_notes_at = notes.size();
     for (ScotchRun& r : scotch_runs)
       if (r.seed_index == seed_index) {
         r.slot = cands.size();
@@ -232,9 +230,9 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
     if (r.error) return *r.error;
     cands[r.slot].node_of = std::move(r.node_of);
   }
+  // The reference's notes last: the other starts add theirs before it.
   if (!scotch_runs.empty() && scotch_runs.front().seed_index < 0)
-    notes.insert(notes.begin() + static_cast<std::ptrdiff_t>(reference_notes_at), scotch_runs.front().notes.begin(),
-                 scotch_runs.front().notes.end());
+    notes.insert(notes.end(), scotch_runs.front().notes.begin(), scotch_runs.front().notes.end());
   // Groups were cut at the largest node's size: on nodes of different sizes
   // the excess moves to nodes with room (a no-op on equal nodes).
   if (!p.allocation.uniform())
