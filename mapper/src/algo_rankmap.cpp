@@ -81,6 +81,11 @@ constexpr std::int64_t kTabuWork = 4;
 // within its 10 s (4.5 s more at 1,024 ranks without the cap).
 constexpr std::int64_t kTabuMaxWork = 800'000'000;
 constexpr int kTabuUpTo = 1024;  // ranks
+// The plateau walk's budget, in iterated searches' budgets, and its reach:
+// 0.45 s more at 1,024 ranks (random partners, the shuffled stencil), past
+// the default's 1 s; 0.1-0.2 s at 128-256 ranks.
+constexpr std::int64_t kWalkWork = 2;
+constexpr int kWalkUpTo = 256;  // ranks
 // Where that tabu search found nothing (its start lies in a basin deeper
 // than its reach), the cheapest placement of another start family and cost
 // gets one too, up to this many ranks. Measured at 10 seeds: recorded ADI
@@ -446,11 +451,12 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       size_t cheapest = 0;
       for (size_t i = 1; i < cands.size(); ++i)
         if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
-      auto tabu_from = [&](size_t from, int seed_index, int threads, const std::function<bool(double)>& go_on) {
+      auto tabu_from = [&](size_t from, int seed_index, int threads, const std::function<bool(double)>& go_on,
+                           detail::TiedLoadWatch* watch) {
         say("tabu search from " + cands[from].name);
         Candidate t{cands[from].name + "+tabu", cands[from].node_of, {}};
         detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kTabuWork * ils_work),
-                            derived_seed(p.seed, seed_index), threads, go_on);
+                            derived_seed(p.seed, seed_index), threads, go_on, watch);
         t.score = detail::network_score(*p.traffic, torus, t.node_of);
         return t;
       };
@@ -480,14 +486,25 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         return true;
       };
       auto while_needed = [&](double) { return !first_found.load(std::memory_order_relaxed); };
+      // The first's walk is watched for the least loaded placement at its
+      // lowest cost (the plateau walk below, for free).
+      detail::TiedLoadWatch light_watch;
+      light_watch.traffic = p.traffic;
+      light_watch.tie_share = kTieShare;
       detail::parallel_for(alongside ? 2 : 1, p.threads, [&](size_t n) {
         if (n == 0)
-          c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{});
+          c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{},
+                        &light_watch);
         else
-          d = tabu_from(other, 401, tabu_threads, while_needed);
+          d = tabu_from(other, 401, tabu_threads, while_needed, nullptr);
       });
+      if (!light_watch.node_of.empty()) {
+        Candidate light{c.name + "-light", std::move(light_watch.node_of), {}};
+        light.score = detail::network_score(*p.traffic, torus, light.node_of);
+        cands.push_back(std::move(light));
+      }
       if (other < cands.size() && c.score.weighted_cost >= found_at) {
-        if (!alongside) d = tabu_from(other, 401, p.threads, {});
+        if (!alongside) d = tabu_from(other, 401, p.threads, {}, nullptr);
         if (d.score.weighted_cost < c.score.weighted_cost) std::swap(c, d);
         cands.push_back(std::move(d));
       }
@@ -503,6 +520,34 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       }
       cands.push_back(std::move(c));
     }
+  }
+
+  if (ils_work > 0 && !large && !dense && p.ranks() <= kWalkUpTo &&
+      detail::tabu_search_fits(p.ranks(), p.allocation.size()) &&
+      detail::tied_load_watch_fits(static_cast<int>(p.allocation.size())) && !at_bound()) {
+    // The plateau walk (docs/mapper.md, step 3): the searches above minimise
+    // the cost alone and stop at one of the many placements of (nearly) the
+    // lowest cost, whose busiest links differ by up to 1.6x (recorded ADI at
+    // 128 ranks on desmos: 0.26-0.42 ms at one cost, by seed). A tabu search
+    // from the cheapest placement walks that plateau and keeps the least
+    // loaded placement it passes within the choice's tie of its lowest cost.
+    size_t cheapest = 0;
+    for (size_t i = 1; i < cands.size(); ++i)
+      if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
+    say("walking the plateau of " + cands[cheapest].name + " for lighter links");
+    Candidate walked{cands[cheapest].name + "+walk", cands[cheapest].node_of, {}};
+    detail::TiedLoadWatch watch;
+    watch.traffic = p.traffic;
+    watch.tie_share = kTieShare;
+    detail::tabu_search(g, torus, p.allocation, walked.node_of, std::min(kTabuMaxWork, kWalkWork * ils_work),
+                        derived_seed(p.seed, 700), p.threads, {}, &watch);
+    walked.score = detail::network_score(*p.traffic, torus, walked.node_of);
+    if (!watch.node_of.empty()) {
+      Candidate light{cands[cheapest].name + "+walk-light", std::move(watch.node_of), {}};
+      light.score = detail::network_score(*p.traffic, torus, light.node_of);
+      cands.push_back(std::move(light));
+    }
+    cands.push_back(std::move(walked));
   }
 
   if (p.preset == Preset::strong) {

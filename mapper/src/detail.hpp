@@ -117,10 +117,28 @@ void iterated_search(const CommGraph& graph, const Network& torus, const Allocat
 // on it. `go_on`, when given, is called after every step with the lowest
 // cost seen so far (the running sum, exact to rounding); false ends the
 // search there.
+// With a TiedLoadWatch, the search also watches its walk for the least
+// loaded placement at a tied cost: after every step whose cost is within
+// `tie_share` of the lowest seen, the max link load under the real routing
+// (kept up to date move by move from the directed traffic), then the sum of
+// squared loads. On the plateaus of equal cost that regular and recorded
+// patterns are full of, the walk passes many placements the cost cannot tell
+// apart and the links can. Nothing is watched where the routes between the
+// allocated nodes would not fit a table (tied_load_watch_fits).
+struct TiedLoadWatch {
+  const Traffic* traffic = nullptr;
+  double tie_share = 1e-3;
+  // Out: the least loaded placement seen within the tie of the lowest cost
+  // (empty if none was watched) and its max link load (bytes / capacity).
+  std::vector<int> node_of;
+  double max_load = 0;
+  std::int64_t placements_seen = 0;
+};
+bool tied_load_watch_fits(int allocated_nodes);
 bool tabu_search_fits(int ranks, int allocated_nodes);
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
                  std::int64_t work, std::uint64_t seed, int threads = 1,
-                 const std::function<bool(double)>& go_on = nullptr);
+                 const std::function<bool(double)>& go_on = nullptr, TiedLoadWatch* watch = nullptr);
 
 // The tabu search one level up (paired_search.cpp): `cycles` times, the
 // ranks of every node are paired (heaviest link first), the pairs searched

@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <memory>
 #include <random>
 #include <system_error>
 #include <thread>
@@ -64,7 +65,83 @@ int tabu_lanes(int units, int m, int threads) {
   return std::max(1, std::min(threads, units / kMinUnitsPerLane));
 }
 
+// Pairs of allocated nodes whose routes the load watch tables (a route is
+// its length plus ~4-8 link ids: at most ~40 MB).
+constexpr std::int64_t kMaxWatchedRoutes = 1'100'000;
+
+// The directed link loads of the walk's placement, kept up to date move by
+// move (TiedLoadWatch): each rank's directed flows, and the route between
+// every two allocated nodes as link ids, tabled once.
+class WalkLoads {
+ public:
+  WalkLoads(const Traffic& traffic, const Network& net, const std::vector<int>& nodes, const std::vector<int>& pos)
+      : m_(nodes.size()), out_(static_cast<size_t>(traffic.ranks)), in_(static_cast<size_t>(traffic.ranks)),
+        loads_(static_cast<size_t>(net.link_slots()), 0.0), inverse_capacity_(loads_.size(), 0.0) {
+    for (const Flow& f : traffic.flows) {
+      if (f.bytes <= 0 || f.src == f.dst) continue;
+      out_[f.src].push_back({f.dst, f.bytes});
+      in_[f.dst].push_back({f.src, f.bytes});
+    }
+    for (size_t l = 0; l < loads_.size(); ++l)
+      if (net.link_exists(static_cast<int>(l))) inverse_capacity_[l] = 1.0 / net.link_capacity(static_cast<int>(l));
+    route_at_.resize(m_ * m_ + 1);
+    std::vector<Hop> path;
+    for (size_t i = 0; i < m_; ++i)
+      for (size_t j = 0; j < m_; ++j) {
+        route_at_[i * m_ + j] = pool_.size();
+        if (i == j) continue;
+        net.route(nodes[i], nodes[j], path);
+        for (const Hop& h : path) pool_.push_back(h.link);
+      }
+    route_at_[m_ * m_] = pool_.size();
+    for (size_t v = 0; v < out_.size(); ++v)
+      for (const Peer& q : out_[v]) add(static_cast<size_t>(pos[v]), static_cast<size_t>(pos[q.rank]), q.bytes);
+  }
+  // Rank v moves from allocated node `from` to `to`; pos holds the others.
+  void move(int v, int from, int to, const std::vector<int>& pos) {
+    for (const Peer& q : out_[v]) {
+      const auto at = static_cast<size_t>(pos[q.rank]);
+      add(static_cast<size_t>(from), at, -q.bytes);
+      add(static_cast<size_t>(to), at, q.bytes);
+    }
+    for (const Peer& q : in_[v]) {
+      const auto at = static_cast<size_t>(pos[q.rank]);
+      add(at, static_cast<size_t>(from), -q.bytes);
+      add(at, static_cast<size_t>(to), q.bytes);
+    }
+  }
+  // The busiest link's bytes / capacity, and the sum of squares of them all.
+  std::pair<double, double> level() const {
+    double top = 0, squares = 0;
+    for (size_t l = 0; l < loads_.size(); ++l) {
+      const double rel = loads_[l] * inverse_capacity_[l];
+      top = std::max(top, rel);
+      squares += rel * rel;
+    }
+    return {top, squares};
+  }
+
+ private:
+  struct Peer {
+    int rank;
+    double bytes;
+  };
+  void add(size_t i, size_t j, double bytes) {
+    const size_t k = i * m_ + j;
+    for (size_t h = route_at_[k]; h < route_at_[k + 1]; ++h) loads_[static_cast<size_t>(pool_[h])] += bytes;
+  }
+  size_t m_;
+  std::vector<std::vector<Peer>> out_, in_;
+  std::vector<double> loads_, inverse_capacity_;
+  std::vector<size_t> route_at_;
+  std::vector<int> pool_;
+};
+
 }  // namespace
+
+bool tied_load_watch_fits(int allocated_nodes) {
+  return static_cast<std::int64_t>(allocated_nodes) * allocated_nodes <= kMaxWatchedRoutes;
+}
 
 bool tabu_search_fits(int ranks, int allocated_nodes) {
   // The second table outgrows the first where the allocation has more
@@ -74,7 +151,8 @@ bool tabu_search_fits(int ranks, int allocated_nodes) {
 }
 
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                 std::int64_t work, std::uint64_t seed, int threads, const std::function<bool(double)>& go_on) {
+                 std::int64_t work, std::uint64_t seed, int threads, const std::function<bool(double)>& go_on,
+                 TiedLoadWatch* watch) {
   const int n = graph.vertices;
   const std::vector<int>& nodes = allocation.nodes();
   const int m = static_cast<int>(nodes.size());
@@ -132,6 +210,29 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   double best_cost = cost;
   const double tol = 1e-12 * std::max(cost, 1.0);
   std::vector<int> best_pos = pos;
+
+  // The load watch: the least loaded placement within the tie of the lowest
+  // cost, by (max link load, sum of squares), and the cost it was seen at.
+  std::unique_ptr<WalkLoads> walk_loads;
+  if (watch && watch->traffic && watch->traffic->ranks == n && tied_load_watch_fits(m))
+    walk_loads = std::make_unique<WalkLoads>(*watch->traffic, net, nodes, pos);
+  std::vector<int> watched_pos;
+  double watched_cost = 0, watched_max = 0, watched_squares = 0;
+  auto watch_step = [&] {
+    if (!walk_loads || cost > best_cost * (1 + watch->tie_share) + tol) return;
+    ++watch->placements_seen;
+    const auto [top, squares] = walk_loads->level();
+    const bool stale = watched_pos.empty() || watched_cost > best_cost * (1 + watch->tie_share) + tol;
+    const bool lower = top < watched_max * (1 - 1e-9) ||
+                       (top <= watched_max * (1 + 1e-9) && squares < watched_squares * (1 - 1e-9));
+    if (stale || lower) {
+      watched_pos = pos;
+      watched_cost = cost;
+      watched_max = top;
+      watched_squares = squares;
+    }
+  };
+  watch_step();
 
   // The step's choice (Taillard's): the best move, ties broken uniformly
   // at random in scan order (reservoir sampling with the seeded rng).
@@ -258,6 +359,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   };
   auto apply_move = [&](int v, int to) {
     const int from = pos[v];
+    if (walk_loads) walk_loads->move(v, from, to, pos);
     auto& mf = members[from];
     mf.erase(std::find(mf.begin(), mf.end(), v));
     members[to].push_back(v);
@@ -340,6 +442,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       best_cost = cost;
       best_pos = pos;
     }
+    watch_step();
     if (step % (2 * tenure_hi) == 0) tenure = draw_tenure();
     if (go_on && !go_on(best_cost)) break;
   }
@@ -347,6 +450,11 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   for (std::thread& t : pool) t.join();  // idle from here on
   // The running cost drifts by rounding; the input is kept unless the best
   // really is cheaper.
+  if (walk_loads && !watched_pos.empty() && watched_cost <= best_cost * (1 + watch->tie_share) + tol) {
+    watch->node_of.assign(node_of.size(), 0);
+    for (int v = 0; v < n; ++v) watch->node_of[v] = nodes[watched_pos[v]];
+    watch->max_load = watched_max;
+  }
   std::vector<int> found(node_of.size());
   for (int v = 0; v < n; ++v) found[v] = nodes[best_pos[v]];
   if (weighted_cost(graph, net, found) < weighted_cost(graph, net, node_of)) node_of = std::move(found);

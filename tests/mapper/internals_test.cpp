@@ -438,6 +438,53 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
   CHECK(detail::weighted_cost(h, wide.net(), paired_one) < detail::weighted_cost(h, wide.net(), paired_start));
 }
 
+TEST_CASE("internals: the tabu search's load watch keeps the least loaded placement it walks at a tied cost") {
+  // Uneven directed traffic (every seventh flow doubled, so the two ways of
+  // a pair can load their links differently) on a 4x4 torus, 60 ranks in 64
+  // slots.
+  const Platform pf = platform_of("torus=4x4 node=core:4");
+  Traffic traffic = random_traffic(60, 4, 3);
+  for (size_t i = 0; i < traffic.flows.size(); ++i) traffic.flows[i].bytes *= static_cast<double>(1 + (i % 7 == 0));
+  const CommGraph g = build_comm_graph(traffic, 0);
+  const Allocation alloc = uniform(pf.net(), iota_nodes(16), 4);
+  std::vector<int> start(60);
+  for (int r = 0; r < 60; ++r) start[r] = (r * 7) % 16;
+  int lighter = 0;
+  for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+    INFO("seed " << seed);
+    std::vector<int> plain = start, watched = start;
+    detail::tabu_search(g, pf.net(), alloc, plain, 10'000'000, seed);
+    detail::TiedLoadWatch watch;
+    watch.traffic = &traffic;
+    watch.tie_share = 1e-3;
+    detail::tabu_search(g, pf.net(), alloc, watched, 10'000'000, seed, 1, nullptr, &watch);
+    // Watching changes nothing of the search itself.
+    CHECK(watched == plain);
+    REQUIRE(watch.node_of.size() == 60);
+    CHECK(watch.placements_seen > 1);
+    CHECK(max_load(watch.node_of, 16) <= 4);
+    const detail::NetworkScore found = detail::network_score(traffic, pf.net(), plain);
+    const detail::NetworkScore light = detail::network_score(traffic, pf.net(), watch.node_of);
+    // The loads kept move by move are those of the placement, to rounding.
+    CHECK(watch.max_load == Approx(light.max_link_relative).epsilon(1e-9));
+    // Within the tie of the lowest cost, and never above the cheapest
+    // placement's load (the cheapest is one of those watched).
+    CHECK(light.weighted_cost <= found.weighted_cost * (1 + 1e-3) * (1 + 1e-9));
+    CHECK(light.max_link_relative <= found.max_link_relative * (1 + 1e-9));
+    lighter += light.max_link_relative < found.max_link_relative * (1 - 1e-9);
+  }
+  // The plateau holds lighter placements than the one the cost search keeps.
+  CHECK(lighter > 0);
+  // Nothing is watched without traffic of the graph's ranks, nor where the
+  // route table would not fit.
+  std::vector<int> node_of = start;
+  detail::TiedLoadWatch none;
+  detail::tabu_search(g, pf.net(), alloc, node_of, 1'000'000, 1, 1, nullptr, &none);
+  CHECK(none.node_of.empty());
+  CHECK(detail::tied_load_watch_fits(1024));
+  CHECK(!detail::tied_load_watch_fits(2048));
+}
+
 TEST_CASE("internals: the tabu search's tables stay within 4 million entries each") {
   CHECK(detail::tabu_search_fits(1024, 512));     // the largest peer-benchmark job
   CHECK(detail::tabu_search_fits(2000, 2000));
