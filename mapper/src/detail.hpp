@@ -199,8 +199,20 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
 // at the max) per step, cost rise within `cost_budget` in total. At most
 // `max_swaps` steps; sees partition changes that whole-node swaps cannot.
 // Returns the number of steps taken.
+// With a tenure (RankReliefTabu), a tabu search instead of the greedy: each
+// step takes the best allowed move, uphill too, and freezes the ranks it
+// moved for tenure to 2 x tenure steps (a frozen rank moves only to a new
+// best); it ends after `patience` steps without a new best or `max_swaps`
+// steps, and leaves the best placement seen by (max load, links at the max,
+// sum of squared loads, cost), the start if nothing beat it (then 0 is
+// returned). The cost budget holds for every placement of the walk.
+struct RankReliefTabu {
+  int tenure = 0;  // 0: the greedy
+  int patience = 0;
+  std::uint64_t seed = 0;
+};
 int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                       std::vector<int>& node_of, int max_swaps, double cost_budget);
+                       std::vector<int>& node_of, int max_swaps, double cost_budget, const RankReliefTabu& tabu = {});
 
 // The network objective of a node assignment under the real routing.
 struct NetworkScore {

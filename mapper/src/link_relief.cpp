@@ -4,8 +4,10 @@
 // at no cost (relieve_by_symmetry); swaps of whole node contents between
 // torus neighbours (relieve_links), and of single ranks (relieve_rank_links).
 #include <algorithm>
+#include <cmath>
 #include <unordered_map>
 
+#include "default_pipeline.hpp"
 #include "detail.hpp"
 #include "torus_symmetries.hpp"
 
@@ -48,6 +50,16 @@ bool preferred(const LoadState& s, double cost_delta, double budget, const LoadS
   if (!top_gain && !spread_gain) return false;
   if (s.better_than(best)) return true;
   return s.same_top(best) && s.squares < best.squares * (1 - 1e-12);
+}
+
+// Lexicographically lower (max, links at the max, sum of squares), then a
+// lower cost: the tabu relief's order of placements and of moves.
+bool lower_loads(const LoadState& s, double cost, const LoadState& o, double o_cost) {
+  if (s.better_than(o)) return true;
+  if (!s.same_top(o)) return false;
+  if (s.squares < o.squares * (1 - 1e-9)) return true;
+  if (s.squares > o.squares * (1 + 1e-9)) return false;
+  return cost < o_cost - 1e-9 * std::max(std::abs(cost), std::abs(o_cost));
 }
 
 LoadState load_state(const Network& torus, const std::vector<double>& loads) {
@@ -291,7 +303,7 @@ class FlowsOnLinks {
 }  // namespace
 
 int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                       std::vector<int>& node_of, int max_swaps, double cost_budget) {
+                       std::vector<int>& node_of, int max_swaps, double cost_budget, const RankReliefTabu& tabu) {
   const int nn = torus.nodes();
   const int n = traffic.ranks;
   // Every flow is routed and listed on its links: on dense traffic
@@ -306,6 +318,7 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     incident[f.dst].push_back(static_cast<int>(i));
   }
   for (int r = 0; r < n; ++r) members[node_of[r]].push_back(r);
+  const std::vector<int> start_node_of = tabu.tenure > 0 ? node_of : std::vector<int>{};
   std::vector<double> loads = torus.link_loads(node_flows(traffic, node_of));
   LoadState state = load_state(torus, loads);
   double cost = 0;
@@ -322,6 +335,14 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
   std::vector<char> is_hot_rank(static_cast<size_t>(n), 0);
   std::vector<std::pair<double, int>> attached;
   int stamp_id = 0;
+  // Tabu mode: the step a rank may move again, and the best placement seen
+  // (by max, links at the max, sum of squares, then cost).
+  const bool tabu_mode = tabu.tenure > 0;
+  std::vector<int> frozen_until(tabu_mode ? static_cast<size_t>(n) : 0, 0);
+  LoadState best_seen = state;
+  double cost_now = 0, best_seen_cost = 0;
+  std::vector<int> best_seen_node_of;
+  int since_best = 0;
   // The flows of r and s, each once, with ends after r -> b and s -> a.
   auto collect = [&](int r, int s) {
     ++stamp_id;
@@ -346,6 +367,10 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
       hot.push_back({f.bytes, f.dst});
     });
     std::sort(hot.begin(), hot.end(), [](auto& x, auto& y) { return x.first != y.first ? x.first > y.first : x.second < y.second; });
+    // A tabu search tries the ranks free to move first, so that frozen ones
+    // do not fill the list.
+    if (tabu_mode)
+      std::stable_partition(hot.begin(), hot.end(), [&](const auto& h) { return frozen_until[h.second] <= swap; });
     hot_ranks.clear();
     for (auto [bytes, r] : hot)
       if (!is_hot_rank[r] && static_cast<int>(hot_ranks.size()) < kMaxHotRanks) {
@@ -357,6 +382,10 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     LoadState best = state;
     int best_r = -1, best_b = -1, best_s = -1;
     double best_delta = 0;
+    // Tabu mode: the best move allowed, uphill too.
+    LoadState step_best;
+    double step_delta = 0;
+    int step_r = -1, step_b = -1, step_s = -1;
     for (int r : hot_ranks) {
       const int a = node_of[r];
       // Places: a's torus neighbours and the nodes of r's partners.
@@ -395,6 +424,19 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
           }
           const LoadState after = trial.state_after(state);
           trial.undo();
+          if (tabu_mode) {
+            if (cost_delta > budget) continue;
+            const bool free_to_move = frozen_until[r] <= swap && (s < 0 || frozen_until[s] <= swap);
+            if (!free_to_move && !lower_loads(after, cost_now + cost_delta, best_seen, best_seen_cost)) continue;
+            if (step_r < 0 || lower_loads(after, cost_delta, step_best, step_delta)) {
+              step_best = after;
+              step_delta = cost_delta;
+              step_r = r;
+              step_b = b;
+              step_s = s;
+            }
+            continue;
+          }
           if (preferred(after, cost_delta, budget, state, best)) {
             best = after;
             best_delta = cost_delta;
@@ -405,8 +447,21 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
         }
       }
     }
+    if (tabu_mode) {
+      if (step_r < 0) break;
+      best_r = step_r;
+      best_b = step_b;
+      best_s = step_s;
+      best_delta = step_delta;
+      // Frozen for a tenure drawn in [tenure, 2 tenure): a fixed one can
+      // cycle (Taillard's robust tabu search).
+      const int hold = tabu.tenure + static_cast<int>(derived_seed(tabu.seed, swap + 1) % static_cast<std::uint64_t>(tabu.tenure));
+      frozen_until[step_r] = swap + 1 + hold;
+      if (step_s >= 0) frozen_until[step_s] = swap + 1 + hold;
+    }
     if (best_r < 0) break;
     budget -= best_delta;
+    cost_now += best_delta;
     const int a = node_of[best_r];
     auto place = [&](int v) { return v == best_r ? best_b : (v == best_s ? a : node_of[v]); };
     collect(best_r, best_s);
@@ -427,6 +482,25 @@ int relieve_rank_links(const Traffic& traffic, const Network& torus, const Alloc
     }
     node_of[best_r] = best_b;
     state = load_state(torus, loads);
+    if (tabu_mode) {
+      if (lower_loads(state, cost_now, best_seen, best_seen_cost)) {
+        best_seen = state;
+        best_seen_cost = cost_now;
+        best_seen_node_of = node_of;
+        since_best = 0;
+      } else if (++since_best >= tabu.patience) {
+        ++swap;
+        break;
+      }
+    }
+  }
+  if (tabu_mode) {
+    // The best placement seen; the start when nothing beat it.
+    if (best_seen_node_of.empty()) {
+      node_of = start_node_of;
+      return 0;
+    }
+    node_of = std::move(best_seen_node_of);
   }
   return swap;
 }

@@ -249,6 +249,36 @@ TEST_CASE("internals: link relief lowers the max link load within its cost budge
   }
 }
 
+TEST_CASE("internals: the tabu relief of single ranks keeps its budget and capacities and goes past the greedy's stop") {
+  const Platform pf = platform_of("torus=4x4 node=core:4");
+  const Traffic traffic = random_traffic(60, 4, 3);
+  const Allocation a = uniform(pf.net(), iota_nodes(16), 4);
+  std::vector<int> start(60);
+  for (int r = 0; r < 60; ++r) start[r] = (r * 7) % 16;
+  const detail::NetworkScore before = detail::network_score(traffic, pf.net(), start);
+  const double budget = 0.02 * before.weighted_cost;
+  // The greedy first, to its stop: the tabu search starts where it ends.
+  std::vector<int> greedy = start;
+  detail::relieve_rank_links(traffic, pf.net(), a, greedy, 1000, budget);
+  const detail::NetworkScore stop = detail::network_score(traffic, pf.net(), greedy);
+  const detail::RankReliefTabu tabu{4, 100, 7};
+  std::vector<int> walked = greedy, again = greedy;
+  const int steps = detail::relieve_rank_links(traffic, pf.net(), a, walked, 600,
+                                               budget - (stop.weighted_cost - before.weighted_cost), tabu);
+  detail::relieve_rank_links(traffic, pf.net(), a, again, 600, budget - (stop.weighted_cost - before.weighted_cost), tabu);
+  CHECK(walked == again);  // deterministic for a seed
+  const detail::NetworkScore after = detail::network_score(traffic, pf.net(), walked);
+  CHECK(steps > 0);
+  CHECK(after.max_link_relative < stop.max_link_relative);
+  CHECK(after.weighted_cost <= before.weighted_cost + budget * (1 + 1e-9));
+  CHECK(max_load(walked, 16) <= 4);
+  // Nothing to spend, nothing better found: the start is left as it was.
+  std::vector<int> frozen = walked;
+  const int none = detail::relieve_rank_links(traffic, pf.net(), a, frozen, 600, 0.0, detail::RankReliefTabu{4, 20, 7});
+  CHECK((none == 0) == (frozen == walked));
+  CHECK(detail::network_score(traffic, pf.net(), frozen).max_link_relative <= after.max_link_relative * (1 + 1e-9));
+}
+
 TEST_CASE("internals: a link relief that makes no swap makes none with less budget (the default skips it then)") {
   // algo_rankmap.cpp does not run the final relief again on a placement
   // whose relief among the tied candidates made no swap with at least the
