@@ -509,16 +509,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         else
           d = tabu_from(other, 401, tabu_threads, while_needed, nullptr);
       });
+      // (Appended after the second search's turn: `other == cands.size()`
+      // says there is no other start.)
+      Candidate light;
       if (!light_watch.node_of.empty()) {
-        Candidate light{c.name + "-light", std::move(light_watch.node_of), {}};
+        light = Candidate{c.name + "-light", std::move(light_watch.node_of), {}};
         light.score = detail::network_score(*p.traffic, torus, light.node_of);
-        cands.push_back(std::move(light));
       }
       if (other < cands.size() && c.score.weighted_cost >= found_at) {
         if (!alongside) d = tabu_from(other, 401, p.threads, {}, nullptr);
         if (d.score.weighted_cost < c.score.weighted_cost) std::swap(c, d);
         cands.push_back(std::move(d));
       }
+      if (!light.node_of.empty()) cands.push_back(std::move(light));
       if (detail::paired_search_applies(p.allocation, c.node_of)) {
         // The same one level up (paired_search.cpp): ranks paired inside
         // their nodes move and swap as units, then a descent of the ranks.
