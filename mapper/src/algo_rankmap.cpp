@@ -318,14 +318,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     say("lower bound of the cost");
     bound = cost_lower_bound(g, torus, ppn, nodes, kBoundSetsPerRank * p.ranks()).weighted;
   }
+  // The candidate of lowest cost so far (the first of equals).
+  auto cheapest_index = [&] {
+    size_t cheapest = 0;
+    for (size_t i = 1; i < cands.size(); ++i)
+      if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
+    return cheapest;
+  };
   bool proven = false;
   auto at_bound = [&] {
     if (proven || bound <= 0) return proven;
-    const auto cheapest = std::min_element(cands.begin(), cands.end(), [](const Candidate& a, const Candidate& b) {
-      return a.score.weighted_cost < b.score.weighted_cost;
-    });
-    if (detail::weighted_cost(g, torus, cheapest->node_of) > bound * (1 + kTieShare)) return false;
-    out.notes.push_back(cheapest->name + " is within 0.1% of the lower bound: no further search");
+    const Candidate& cheapest = cands[cheapest_index()];
+    if (detail::weighted_cost(g, torus, cheapest.node_of) > bound * (1 + kTieShare)) return false;
+    out.notes.push_back(cheapest.name + " is within 0.1% of the lower bound: no further search");
     return proven = true;
   };
   if (ils_work > 0 && !large && !at_bound()) {
@@ -459,9 +464,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // Tabu search from the cheapest placement so far (tabu_search.cpp):
       // best move of the whole neighbourhood at every step, uphill too, so
       // it walks out of the basin the searches above ended in.
-      size_t cheapest = 0;
-      for (size_t i = 1; i < cands.size(); ++i)
-        if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
+      const size_t cheapest = cheapest_index();
       auto tabu_from = [&](size_t from, int seed_index, int threads, const std::function<bool(double)>& go_on,
                            detail::TiedLoadWatch* watch) {
         say("tabu search from " + cands[from].name);
@@ -545,9 +548,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // 128 ranks on desmos: 0.26-0.42 ms at one cost, by seed). A tabu search
     // from the cheapest placement walks that plateau and keeps the least
     // loaded placement it passes within the choice's tie of its lowest cost.
-    size_t cheapest = 0;
-    for (size_t i = 1; i < cands.size(); ++i)
-      if (cands[i].score.weighted_cost < cands[cheapest].score.weighted_cost) cheapest = i;
+    const size_t cheapest = cheapest_index();
     say("walking the plateau of " + cands[cheapest].name + " for lighter links");
     Candidate walked{cands[cheapest].name + "+walk", cands[cheapest].node_of, {}};
     detail::TiedLoadWatch watch;
@@ -694,6 +695,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     relieve_cost_cap = 0;  // keep the launcher's placement as it is
   }
   Candidate chosen = *best;
+  // A relieved variant replaces the choice at the documented rate (>= 5% of
+  // load for <= 1% of cost, within the cap), or for any lower load that
+  // costs at most `free_share` more.
+  auto relief_taken = [&](const Candidate& c, double free_share) {
+    const bool free_gain = c.score.weighted_cost <= chosen.score.weighted_cost * (1 + free_share) &&
+                           c.score.max_link_relative < chosen.score.max_link_relative * (1 - 1e-9);
+    return within(c.score.weighted_cost, relieve_cost_cap) &&
+           (free_gain || c.score.max_link_relative <= chosen.score.max_link_relative * (1 - kRelieveMinLoadGain));
+  };
   if (relieve_cost_cap > 0) {
     // The starts and the search optimise the cost; link load only chose
     // between them. Swaps of neighbouring node contents aimed at the busiest
@@ -714,13 +724,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     if (!relieved_already) {
       say("relieving the busiest links");
       Candidate c = relieve(chosen, relieve_cost_cap);
-      // At the documented rate (>= 5% of load for <= 1% of cost), or any load
-      // gain that costs nothing.
-      const bool free_gain = c.score.weighted_cost <= chosen.score.weighted_cost &&
-                             c.score.max_link_relative < chosen.score.max_link_relative * (1 - 1e-9);
-      if (within(c.score.weighted_cost, relieve_cost_cap) &&
-          (free_gain || c.score.max_link_relative <= chosen.score.max_link_relative * (1 - kRelieveMinLoadGain)))
-        chosen = std::move(c);
+      if (relief_taken(c, 0.0)) chosen = std::move(c);
     }
     // Its least loaded image under the torus's symmetries: the same cost,
     // other links. Last, so that it can only lower the load of the choice.
@@ -738,11 +742,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       const detail::RankReliefTabu tabu{kLoadTabuTenure, kLoadTabuPatience, derived_seed(p.seed, 600)};
       if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) > 0) {
         c.score = detail::network_score(*p.traffic, torus, c.node_of);
-        const bool free_gain = c.score.weighted_cost <= chosen.score.weighted_cost * (1 + kTieShare) &&
-                               c.score.max_link_relative < chosen.score.max_link_relative * (1 - 1e-9);
-        if (within(c.score.weighted_cost, relieve_cost_cap) &&
-            (free_gain || c.score.max_link_relative <= chosen.score.max_link_relative * (1 - kRelieveMinLoadGain)))
-          chosen = std::move(c);
+        if (relief_taken(c, kTieShare)) chosen = std::move(c);
       }
     }
   }
