@@ -85,12 +85,47 @@ bool densest_sets(const CommGraph& g, int ppn, std::int64_t budget, std::vector<
   auto mark_near = [&](int w, int by) {
     for (auto e = g.xadj[w]; e < g.xadj[w + 1]; ++e) near[g.adjncy[e]] += by;
   };
+  // weight_to_set of every rank at once, for the sets one rank short of
+  // full (nearly all of the sets): summed member by member in rank order,
+  // which is the order weight_to_set adds them in (neighbour lists are
+  // sorted), so the sums are the same to the bit.
+  std::vector<double> to_set(static_cast<size_t>(n), 0.0);
+  std::vector<int> ordered;
+  auto fill_to_set = [&] {
+    for (int u : ordered)
+      for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e) to_set[g.adjncy[e]] += g.weight[e];
+  };
+  auto clear_to_set = [&] {
+    for (int u : ordered)
+      for (auto e = g.xadj[u]; e < g.xadj[u + 1]; ++e) to_set[g.adjncy[e]] = 0.0;
+  };
   // extend(S, extension, root): S = members, W = its inner weight.
   auto extend = [&](auto&& self, std::vector<int> extension, int root, double inner) -> bool {
     if (++sets > budget) return false;
     const double density = inner / static_cast<double>(members.size());
     for (int u : members) delta[u] = std::max(delta[u], density);
     if (static_cast<int>(members.size()) == ppn) return true;
+    if (static_cast<int>(members.size()) + 1 == ppn) {
+      // Each w completes a full set, which extends no further: its density
+      // only (what the call for S + w would do, without building the
+      // extension it would not use). Counted as those calls were.
+      ordered = members;
+      std::sort(ordered.begin(), ordered.end());
+      fill_to_set();
+      bool ok = true;
+      for (auto it = extension.rbegin(); it != extension.rend(); ++it) {
+        if (++sets > budget) {
+          ok = false;
+          break;
+        }
+        const int w = *it;
+        const double full = (inner + to_set[w]) / static_cast<double>(ppn);
+        for (int u : members) delta[u] = std::max(delta[u], full);
+        delta[w] = std::max(delta[w], full);
+      }
+      clear_to_set();
+      return ok;
+    }
     while (!extension.empty()) {
       const int w = extension.back();
       extension.pop_back();
