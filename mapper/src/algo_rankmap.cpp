@@ -1,5 +1,7 @@
 // rankmap, the default (docs/mapper.md, "The default"). It minimises the
 // bytes-only cost sum(bytes x weighted distance), then the max link load:
+//   ties         a uniform all-to-all on full nodes: every placement scores
+//                the same, block is kept at once
 //   starts       (default_starts.cpp) references paper and scotch (as the
 //                stand-alone algorithms),
 //                block, snake, heavy-edge matching with ties to the lowest
@@ -181,6 +183,22 @@ PresetPlan plan_for(Preset preset) {
   return {3, 8, 40'000, 30'000'000, 4};
 }
 
+// True when every placement scores the same on every metric: every ordered
+// pair of distinct ranks exchanges the same bytes in the same number of
+// messages (a uniform all-to-all) and the job fills every slot of its
+// nodes. Then node a and node b exchange slots(a) x slots(b) times one
+// pair's traffic whatever the placement (and a node's ranks split into
+// packages alike), so no placement can beat block.
+bool every_placement_ties(const Traffic& traffic, const Allocation& allocation) {
+  const auto n = static_cast<std::int64_t>(traffic.ranks);
+  if (n < 2 || allocation.total_slots() != n || static_cast<std::int64_t>(traffic.flows.size()) != n * (n - 1))
+    return false;
+  const Flow& first = traffic.flows.front();
+  return std::all_of(traffic.flows.begin(), traffic.flows.end(), [&](const Flow& f) {
+    return f.bytes == first.bytes && f.messages == first.messages;
+  });
+}
+
 }  // namespace
 
 Result<MapOutcome> map_rankmap(const MapProblem& p) {
@@ -214,6 +232,16 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // depends on most there (which Scotch run lands on a low-load optimum).
   // Dense traffic (all-to-all) makes every seed cost seconds for nothing:
   // on a full torus all its placements tie anyway.
+  if (p.alternatives == 0 && every_placement_ties(*p.traffic, p.allocation)) {
+    // Nothing to search (a replay, which sees who waits for whom, still
+    // gets the candidates: MPI's collectives pair ranks in rank order).
+    Candidate blk{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}};
+    blk.score = detail::network_score(*p.traffic, torus, blk.node_of);
+    out.notes.push_back("every placement ties (a uniform all-to-all on full nodes): kept block");
+    out.notes.push_back("chose " + describe(blk));
+    out.placement = detail::cores_by_topology(g, blk.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+    return out;
+  }
   const bool dense = g.adjncy.size() > kDenseArcsPerRank * static_cast<size_t>(p.ranks());
   const int seeds = huge ? 0 : (large || dense ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
 

@@ -594,3 +594,48 @@ TEST_CASE("algorithms: angara-k1, every algorithm within each node's cores") {
   CHECK(best.hop_bytes <= block.hop_bytes);
   CHECK(best.lower_bound_hop_bytes <= best.hop_bytes);
 }
+
+TEST_CASE("algorithms: a uniform all-to-all on full nodes is kept in block order at once") {
+  // 32 ranks on a 4x2x2 torus at 2 per node: every pair exchanges 1 MiB in
+  // 4 messages. Every placement gives every node pair the same traffic, so
+  // the default keeps block's nodes and says why, without a search.
+  const Platform pf = platform_of("torus=4x2x2 node=package:2,core:2");
+  auto has = [](const std::vector<std::string>& notes, const std::string& text) {
+    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+  };
+  std::vector<Flow> flows;
+  for (int a = 0; a < 32; ++a)
+    for (int b = 0; b < 32; ++b)
+      if (a != b) flows.push_back({a, b, 4, 1 << 20});
+  auto traffic_of = [](std::vector<Flow> f) {
+    Traffic t;
+    t.ranks = 32;
+    t.flows = std::move(f);
+    return t;
+  };
+  MapOptions o;
+  o.ppn = 2;
+  const std::vector<Placement> block = run(traffic_of(flows), pf, "block", 2);
+  auto r = map_ranks(traffic_of(flows), pf, o);
+  REQUIRE(r.ok());
+  CHECK(has(r->notes, "every placement ties (a uniform all-to-all on full nodes): kept block"));
+  REQUIRE(r->placement.size() == block.size());
+  for (size_t i = 0; i < block.size(); ++i) CHECK(r->placement[i].node == block[i].node);
+  // Not when one pair sends more, nor when nodes have free slots (a placement
+  // may then leave a node's slots empty), nor for a replay's shortlist.
+  std::vector<Flow> uneven = flows;
+  uneven[5].bytes *= 2;
+  r = map_ranks(traffic_of(uneven), pf, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(has(r->notes, "every placement ties"));
+  MapOptions roomy = o;
+  roomy.ppn = 4;
+  r = map_ranks(traffic_of(flows), pf, roomy);
+  REQUIRE(r.ok());
+  CHECK_FALSE(has(r->notes, "every placement ties"));
+  MapOptions shortlist = o;
+  shortlist.alternatives = 4;
+  r = map_ranks(traffic_of(flows), pf, shortlist);
+  REQUIRE(r.ok());
+  CHECK_FALSE(has(r->notes, "every placement ties"));
+}
