@@ -276,6 +276,17 @@ TEST_CASE("algorithms: ties go to block, so a uniform all-to-all keeps the launc
   const auto chosen = run(t, pf, "rankmap", 2);
   const auto block = run(t, pf, "block", 2);
   CHECK(chosen == block);
+  // The same through the tie rule after a full search (a replay's
+  // shortlist skips the shortcut for uniform all-to-alls).
+  MapOptions o;
+  o.ppn = 2;
+  o.alternatives = 2;
+  auto searched = map_ranks(t, pf, o);
+  REQUIRE(searched.ok());
+  CHECK(searched->placement == block);
+  CHECK(std::any_of(searched->notes.begin(), searched->notes.end(), [](const std::string& n) {
+    return n.find("no candidate beat block by more than 0.1%") != std::string::npos;
+  }));
   // A pattern with a real gain is still mapped away from block.
   const Traffic s = synth_traffic("stencil3d-shuffled", 64);
   CHECK(run(s, pf, "rankmap", 2) != run(s, pf, "block", 2));
