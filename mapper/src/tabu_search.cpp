@@ -264,7 +264,6 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     size_t lo = 0, hi = 0;             // slice of `active`
     std::vector<std::int64_t> listed;  // per allocated node: the visit that last listed it
     std::int64_t visit = 0;
-    std::vector<int> cand;
     std::vector<double> partner_w;
     // Lower bound of the second half of a swap out of node j into node a:
     // min over the ranks s of j of C[s][a] - C[s][j] (the pair term
@@ -278,6 +277,11 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     std::vector<Move> record;  // other lanes: the moves to replay
     std::int64_t evaluated = 0;
   };
+  // Each rank's candidate nodes (its partners' nodes, then its node's
+  // network neighbours, in first-seen order), rebuilt only after it or a
+  // partner moved: a step moves one or two ranks, so most lists still hold.
+  std::vector<std::vector<int>> cand_of(static_cast<size_t>(n));
+  std::vector<char> stale(static_cast<size_t>(n), 1);
   const int lane_count = tabu_lanes(units, m, threads);
   std::vector<Lane> lanes(static_cast<size_t>(lane_count));
   for (int l = 0; l < lane_count; ++l) {
@@ -324,22 +328,26 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       const int a = pos[r];
       const double* cr = &C[static_cast<size_t>(r) * M];
       const std::int64_t* tr = &tabu_until[static_cast<size_t>(r) * M];
-      ++L.visit;
-      L.cand.clear();
-      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) {
-        L.partner_w[graph.adjncy[e]] = graph.weight[e];
-        const int j = pos[graph.adjncy[e]];
-        if (j != a && L.listed[j] != L.visit) {
-          L.listed[j] = L.visit;
-          L.cand.push_back(j);
+      std::vector<int>& cand = cand_of[r];
+      if (stale[r]) {
+        stale[r] = 0;
+        ++L.visit;
+        cand.clear();
+        for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) {
+          const int j = pos[graph.adjncy[e]];
+          if (j != a && L.listed[j] != L.visit) {
+            L.listed[j] = L.visit;
+            cand.push_back(j);
+          }
         }
+        for (int j : neighbours[a])
+          if (L.listed[j] != L.visit) {
+            L.listed[j] = L.visit;
+            cand.push_back(j);
+          }
       }
-      for (int j : neighbours[a])
-        if (L.listed[j] != L.visit) {
-          L.listed[j] = L.visit;
-          L.cand.push_back(j);
-        }
-      for (int j : L.cand) {
+      bool weights_listed = false;  // r's edge weights in partner_w, for the swaps' pair term
+      for (int j : cand) {
         const double dr = cr[j] - cr[a];
         const bool r_tabu = tr[j] > step;
         if (room[j] > 0) consider(dr, r_tabu, r, -1, j);
@@ -348,13 +356,18 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
           L.evaluated += static_cast<std::int64_t>(members[j].size());  // the budget counts them all the same
           continue;
         }
+        if (!weights_listed) {
+          weights_listed = true;
+          for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = graph.weight[e];
+        }
         for (int s : members[j]) {
           const double* cs = &C[static_cast<size_t>(s) * M];
           const double delta = dr + cs[a] - cs[j] + 2 * L.partner_w[s] * D[static_cast<size_t>(a) * M + j];
           consider(delta, r_tabu && tabu_until[static_cast<size_t>(s) * M + a] > step, r, s, j);
         }
       }
-      for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = 0;
+      if (weights_listed)
+        for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = 0;
     }
   };
   auto apply_move = [&](int v, int to) {
@@ -366,9 +379,11 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     ++room[from];
     --room[to];
     pos[v] = to;
+    stale[v] = 1;
     const double* dt = &D[static_cast<size_t>(to) * M];
     const double* df = &D[static_cast<size_t>(from) * M];
     for (auto e = graph.xadj[v]; e < graph.xadj[v + 1]; ++e) {
+      stale[graph.adjncy[e]] = 1;
       const double w = graph.weight[e];
       double* c = &C[static_cast<size_t>(graph.adjncy[e]) * M];
       for (int j = 0; j < m; ++j) c[j] += w * (dt[j] - df[j]);
