@@ -15,9 +15,11 @@
 // Moves: a rank to a node with room, or two ranks of different nodes
 // swapped. Candidate nodes for a rank are the nodes of its partners and the
 // network neighbours of its own node (elsewhere is rarely cheaper, and all
-// nodes would multiply each step's work by nodes / degree). Every rank's cost at every allocated node, C[v][j] = sum over v's
-// partners u of w(u, v) x d(j, node of u), is kept up to date, so a move
-// is priced in O(1) and applying it costs degree x nodes.
+// nodes would multiply each step's work by nodes / degree), kept per rank
+// until it or a partner moves. Every rank's cost at every allocated node,
+// C[v][j] = sum over v's partners u of w(u, v) x d(j, node of u), is kept
+// up to date, so a move is priced in O(1) and applying it costs degree x
+// nodes.
 //
 // Tabu rule (RoTS): moving v back to a node it left less than `tenure`
 // steps ago is tabu; a swap is tabu only when both of its moves are.
