@@ -58,6 +58,17 @@ NetworkScore network_score(const Traffic& traffic, const Network& torus, const s
 // v's neighbours where `node_of` puts them: the cost change of moving v alone.
 double move_delta(const CommGraph& g, const Network& t, const std::vector<int>& node_of, int v, int from, int to) {
   double d = 0;
+  const double* dt = t.weighted_row(to);
+  const double* df = t.weighted_row(from);
+  if (dt && df) {
+    // The two rows of the distance table, found once (the iterated search's
+    // inner loop); the same sums as below.
+    for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+      const auto q = static_cast<size_t>(node_of[g.adjncy[e]]);
+      d += g.weight[e] * (dt[q] - df[q]);
+    }
+    return d;
+  }
   for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
     const int q = node_of[g.adjncy[e]];
     d += g.weight[e] * (t.weighted_distance(to, q) - t.weighted_distance(from, q));

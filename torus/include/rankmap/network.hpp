@@ -84,6 +84,12 @@ class Network {
     }
     return weighted_distance_computed(a, b);
   }
+  // Row a of that table (weighted_distance(a, b) == row[b]), or nullptr
+  // where there is none: for loops that read one row many times.
+  const double* weighted_row(int a) const {
+    return weighted_table_.empty() ? nullptr
+                                   : &weighted_table_[static_cast<size_t>(a) * static_cast<size_t>(table_nodes_)];
+  }
   static constexpr int kDistanceTableNodes = 1024;  // 8 MB of doubles at most
 
   // The route from a to b as directed link traversals, appended to out
