@@ -58,6 +58,22 @@ TEST_CASE("network: distances are a metric and routes have their length") {
   }
 }
 
+TEST_CASE("network: a row of the distance table is the distances from its node") {
+  for (const char* line : kMachines) {
+    INFO(line);
+    const auto net = make(line);
+    for (int a = 0; a < net->nodes(); ++a) {
+      const double* row = net->weighted_row(a);
+      REQUIRE(row != nullptr);
+      for (int b = 0; b < net->nodes(); ++b) REQUIRE(row[b] == net->weighted_distance(a, b));
+    }
+  }
+  // Above Network::kDistanceTableNodes there is no table, so no row.
+  const auto big = make("torus=32x32x2");
+  REQUIRE(big->nodes() > Network::kDistanceTableNodes);
+  CHECK(big->weighted_row(0) == nullptr);
+}
+
 TEST_CASE("network: the sum of link loads is the sum of bytes x hops") {
   for (const char* line : kMachines) {
     INFO(line);
