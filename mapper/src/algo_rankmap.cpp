@@ -221,6 +221,16 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   MapOutcome out;
   std::vector<Candidate> cands;
   const std::vector<int>& nodes = p.allocation.nodes();
+  if (p.alternatives == 0 && every_placement_ties(*p.traffic, p.allocation)) {
+    // Nothing to search (a replay, which sees who waits for whom, still
+    // gets the candidates: MPI's collectives pair ranks in rank order).
+    Candidate blk{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}};
+    blk.score = detail::network_score(*p.traffic, torus, blk.node_of);
+    out.notes.push_back("every placement ties (a uniform all-to-all on full nodes): kept block");
+    out.notes.push_back("chose " + describe(blk));
+    out.placement = detail::cores_by_topology(g, blk.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+    return out;
+  }
   const int ppn = p.allocation.max_slots();
   const bool large = p.ranks() > kSearchAllStartsUpTo;
   // Above kHugeRanks paper and scotch cost minutes (METIS k-way into 65,536
@@ -232,16 +242,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // depends on most there (which Scotch run lands on a low-load optimum).
   // Dense traffic (all-to-all) makes every seed cost seconds for nothing:
   // on a full torus all its placements tie anyway.
-  if (p.alternatives == 0 && every_placement_ties(*p.traffic, p.allocation)) {
-    // Nothing to search (a replay, which sees who waits for whom, still
-    // gets the candidates: MPI's collectives pair ranks in rank order).
-    Candidate blk{"block", detail::fill_in_order(nodes, p.allocation, p.ranks()), {}};
-    blk.score = detail::network_score(*p.traffic, torus, blk.node_of);
-    out.notes.push_back("every placement ties (a uniform all-to-all on full nodes): kept block");
-    out.notes.push_back("chose " + describe(blk));
-    out.placement = detail::cores_by_topology(g, blk.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
-    return out;
-  }
   const bool dense = g.adjncy.size() > kDenseArcsPerRank * static_cast<size_t>(p.ranks());
   const int seeds = huge ? 0 : (large || dense ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
 
