@@ -104,7 +104,7 @@ bool densest_sets(const CommGraph& g, int ppn, std::int64_t budget, std::vector<
     if (++sets > budget) return false;
     const double density = inner / static_cast<double>(members.size());
     for (int u : members) delta[u] = std::max(delta[u], density);
-    if (static_cast<int>(members.size()) == ppn) return true;
+    // S is never full here: the sets one short of full end below.
     if (static_cast<int>(members.size()) + 1 == ppn) {
       // Each w completes a full set, which extends no further: its density
       // only (what the call for S + w would do, without building the

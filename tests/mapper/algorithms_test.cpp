@@ -37,6 +37,11 @@ std::vector<Placement> run(const Traffic& t, const Platform& pf, const std::stri
   return r->placement;
 }
 
+// True if one of the mapper's notes contains `text`.
+bool has(const std::vector<std::string>& notes, const std::string& text) {
+  return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
+}
+
 std::vector<int> all_nodes(int n) {
   std::vector<int> all(static_cast<size_t>(n));
   for (int i = 0; i < n; ++i) all[i] = i;
@@ -284,9 +289,7 @@ TEST_CASE("algorithms: ties go to block, so a uniform all-to-all keeps the launc
   auto searched = map_ranks(t, pf, o);
   REQUIRE(searched.ok());
   CHECK(searched->placement == block);
-  CHECK(std::any_of(searched->notes.begin(), searched->notes.end(), [](const std::string& n) {
-    return n.find("no candidate beat block by more than 0.1%") != std::string::npos;
-  }));
+  CHECK(has(searched->notes, "no candidate beat block by more than 0.1%"));
   // A pattern with a real gain is still mapped away from block.
   const Traffic s = synth_traffic("stencil3d-shuffled", 64);
   CHECK(run(s, pf, "rankmap", 2) != run(s, pf, "block", 2));
@@ -464,9 +467,6 @@ TEST_CASE("algorithms: a start within 0.1% of the lower bound ends the search") 
   MapOptions o;
   o.ppn = 4;
   o.alternatives = 8;
-  auto has = [](const std::vector<std::string>& notes, const std::string& text) {
-    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-  };
   auto searched = [](const MapOutcome& r) {
     return std::any_of(r.alternatives.begin(), r.alternatives.end(), [](const Alternative& a) {
       return a.name.find("+ils") != std::string::npos || a.name.find("+tabu") != std::string::npos ||
@@ -611,9 +611,6 @@ TEST_CASE("algorithms: a uniform all-to-all on full nodes is kept in block order
   // 4 messages. Every placement gives every node pair the same traffic, so
   // the default keeps block's nodes and says why, without a search.
   const Platform pf = platform_of("torus=4x2x2 node=package:2,core:2");
-  auto has = [](const std::vector<std::string>& notes, const std::string& text) {
-    return std::any_of(notes.begin(), notes.end(), [&](const std::string& n) { return n.find(text) != std::string::npos; });
-  };
   std::vector<Flow> flows;
   for (int a = 0; a < 32; ++a)
     for (int b = 0; b < 32; ++b)
