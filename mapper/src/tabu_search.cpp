@@ -58,8 +58,10 @@ constexpr int kTenureLowPercent = 15;
 // Lanes of the neighbourhood's scan: one per thread where a step's scan is
 // long enough to pay for waking them (a few microseconds a step), i.e. from
 // kMinUnitsPerLane ranks per lane; one where a lane's swap-bound table
-// (16 bytes x allocated nodes^2) would pass 16 MB.
-constexpr int kMinUnitsPerLane = 128;
+// (16 bytes x allocated nodes^2) would pass 16 MB. At 128 ranks a step
+// scans for ~50 us: two lanes of 64 cut the default's wall time to
+// 0.91-0.96x on 2 threads (paired timings, CPU 1.16x: the lanes spin).
+constexpr int kMinUnitsPerLane = 32;
 constexpr std::int64_t kMaxLaneBoundEntries = 1'000'000;
 
 int tabu_lanes(int units, int m, int threads) {
