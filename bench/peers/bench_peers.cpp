@@ -1156,6 +1156,54 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
      << percent(worst_link) << ", above " << kSpreadLink * 100 << "% on " << link_over << " of " << with_spread
      << ".\n\n";
 
+  // Issue 10's "whatever the seed": the default at every seed of the spread
+  // against the best peer (every tool that is not a rankmap preset), on
+  // hop-bytes and max link load; dominated = some peer lower on both than
+  // one of its seeds.
+  {
+    int checked = 0, hop_beaten = 0, link_beaten = 0;
+    double worst_hop = 0, worst_link = 0;
+    std::string worst_hop_where, worst_link_where;
+    std::vector<std::string> dominated;
+    for (size_t i = 0; i < instances.size(); ++i) {
+      std::vector<const Result*> peers;
+      for (const Result& r : runs[i].results) {
+        const Tool* t = find_tool_info(r.tool);
+        if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
+      }
+      double seed_hop = -1, seed_link = -1;
+      for (const SeedRun& sr : runs[i].seeds)
+        if (sr.ok) seed_hop = std::max(seed_hop, sr.hop_bytes), seed_link = std::max(seed_link, sr.max_link);
+      if (peers.empty() || seed_hop < 0) continue;
+      ++checked;
+      double peer_hop = INFINITY, peer_link = INFINITY;
+      for (const Result* r : peers)
+        peer_hop = std::min(peer_hop, r->metrics.hop_bytes), peer_link = std::min(peer_link, r->metrics.max_link_relative);
+      const std::string where = instances[i].machine_title + ": " + instances[i].name();
+      hop_beaten += !tied_or_better(seed_hop, peer_hop);
+      link_beaten += !tied_or_better(seed_link, peer_link);
+      const double rh = peer_hop > 0 ? seed_hop / peer_hop : 1, rl = peer_link > 0 ? seed_link / peer_link : 1;
+      if (worst_hop_where.empty() || rh > worst_hop) worst_hop = rh, worst_hop_where = where;
+      if (worst_link_where.empty() || rl > worst_link) worst_link = rl, worst_link_where = where;
+      bool lost = false;
+      for (const SeedRun& sr : runs[i].seeds)
+        for (const Result* r : peers)
+          lost = lost || (sr.ok && clearly_lower(r->metrics.hop_bytes, sr.hop_bytes) &&
+                          clearly_lower(r->metrics.max_link_relative, sr.max_link));
+      if (lost) dominated.push_back(where);
+    }
+    md << "- `" << kDefaultTool << "` at its worst of the " << seed_count << " seeds against the best peer (per metric), on "
+       << checked << " instances: hop-bytes above the best peer's by more than " << kTie * 100 << "% on " << hop_beaten
+       << " (worst " << fmt("%.3f", worst_hop) << "x, " << worst_hop_where << "), max link load on " << link_beaten
+       << " (worst " << fmt("%.3f", worst_link) << "x, " << worst_link_where << "); a seed beaten on both by one peer on "
+       << dominated.size();
+    if (!dominated.empty()) {
+      md << ":";
+      for (size_t k = 0; k < dominated.size(); ++k) md << (k ? "; " : " ") << dominated[k];
+    }
+    md << ".\n\n";
+  }
+
   // (c) and the per-machine view of (a) and the spread.
   md << "**Per machine.** Verdicts: best or tied / trade-off, not dominated / fails. Gap = hop-bytes / lower "
         "bound - 1, mean over the instances with a positive bound (\"best peer\": the lowest gap among the peers "
