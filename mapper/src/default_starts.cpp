@@ -162,15 +162,22 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       // Many tilings tie on cut (every orientation of a block on a 7-point
       // stencil), and which of them folds onto the torus depends on the torus:
       // the bisection places the best few, folding is tried on all.
+      // `order`: where the groupings are of a renumbered graph, the rank at
+      // each of its vertices (their groups are carried back to the ranks).
+      auto place_groupings = [&](const std::vector<GridGrouping>& groupings, const std::vector<int>* order,
+                                 const std::string& family) {
       int placed = 0, folded = 0;
-      for (const GridGrouping& grouping :
-           cartesian_groupings(g, ppn, kCartesianGroupings, large ? kCartesianWork / 5 : kCartesianWork,
-                                       large ? kCartesianLargeAffinity : 0)) {
+      for (GridGrouping grouping : groupings) {
+        if (order) {
+          std::vector<int> part(grouping.part.size());
+          for (size_t i = 0; i < part.size(); ++i) part[static_cast<size_t>((*order)[i])] = grouping.part[i];
+          grouping.part = std::move(part);
+        }
         const int blocks = static_cast<int>(grouping.part.size()) / ppn;
         if (blocks > static_cast<int>(nodes.size())) break;
         if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
         const CommGraph q = contract(g, grouping.part, blocks);
-        const std::string name = "cartesian[" + grouping.name + "]";
+        const std::string name = family + "[" + grouping.name + "]";
         // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
         // matching groups): above kSearchAllStartsUpTo only the foldings.
         if (placed < kCartesianPlaced && !large) {
@@ -193,6 +200,27 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
             from_groups(name + "-folded", grouping.part, block_node);
             ++folded;
           }
+        }
+      }
+      };
+      const std::int64_t work = large ? kCartesianWork / 5 : kCartesianWork;
+      const double affinity = large ? kCartesianLargeAffinity : 0;
+      const std::vector<GridGrouping> numbered_grid = cartesian_groupings(g, ppn, kCartesianGroupings, work, affinity);
+      place_groupings(numbered_grid, nullptr, "cartesian");
+      // A grid numbered otherwise than row-major (grid_recognition.cpp): its
+      // tilings, where they cut less than the numbering's best.
+      std::vector<int> grid_dims;
+      const std::vector<int> order = torus_grid_order(g, grid_dims);
+      if (!order.empty()) {
+        double numbered_cut = std::numeric_limits<double>::infinity();
+        for (const GridGrouping& gg : numbered_grid) numbered_cut = std::min(numbered_cut, gg.cut);
+        const std::vector<GridGrouping> found =
+            cartesian_groupings(renumbered(g, order), ppn, kCartesianGroupings, work, affinity);
+        double found_cut = std::numeric_limits<double>::infinity();
+        for (const GridGrouping& gg : found) found_cut = std::min(found_cut, gg.cut);
+        if (found_cut < numbered_cut * (1 - 1e-3)) {
+          say("node groups tiling a grid found in the graph");
+          place_groupings(found, &order, "grid");
         }
       }
     }

@@ -74,6 +74,13 @@ struct GridGrouping {
 // total weight between grid neighbours. `work_limit` bounds the edge visits.
 std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, int limit, std::int64_t work_limit,
                                               double min_affinity = 0);
+// A periodic 2D or 3D grid (every side >= 5) recognised in the graph's heavy
+// edges whatever the numbering (grid_recognition.cpp): the rank at every
+// grid point, row-major with the first dimension fastest, and the sides in
+// `dims`; empty when the graph is not one.
+std::vector<int> torus_grid_order(const CommGraph& graph, std::vector<int>& dims);
+// The graph with vertex i standing for vertex order[i] of `graph`.
+CommGraph renumbered(const CommGraph& graph, const std::vector<int>& order);
 // The node of every block (vertex of `blocks`, row-major over `grid`) when the
 // block grid folds dimension by dimension onto a box of allocated nodes
 // (block dimensions onto box dimensions whose sizes multiply to theirs; the

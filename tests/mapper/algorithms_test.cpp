@@ -259,6 +259,26 @@ TEST_CASE("algorithms: the default is never worse than block on both metrics, no
   }
 }
 
+TEST_CASE("algorithms: a grid numbered out of order gets the tiling its numbered twin gets") {
+  // A 10x5x5 stencil, ranks shuffled, on a 5x5x5 torus at 2 per node: the
+  // grid found in the graph is tiled by 2x1x1 blocks folded onto the torus,
+  // the cost of the row-major numbered grid's mapping (the lower bound).
+  const Platform pf = platform_of("torus=5x5x5 node=package:2,core:1");
+  MapOptions o;
+  o.algorithm = "rankmap";
+  o.ppn = 2;
+  const Traffic plain = synth_traffic("stencil3d", 250, 1, {10, 5, 5});
+  const Traffic shuffled = synth_traffic("stencil3d-shuffled", 250, 1, {10, 5, 5});
+  auto numbered = map_ranks(plain, pf, o);
+  auto found = map_ranks(shuffled, pf, o);
+  REQUIRE(numbered.ok());
+  REQUIRE(found.ok());
+  const Metrics a = metrics(plain, pf, numbered->placement, 2), b = metrics(shuffled, pf, found->placement, 2);
+  CHECK(b.weighted_cost == Approx(a.weighted_cost).epsilon(1e-12));
+  CHECK(b.weighted_cost == Approx(b.lower_bound_weighted).epsilon(1e-12));
+  CHECK(has(found->notes, "chose grid["));
+}
+
 TEST_CASE("algorithms: intra-node placement keeps heavy pairs in one package") {
   // Two packages of two cores; ranks 0-3 on one node. Pairs {0,3} and {1,2}
   // talk heavily, so each pair must share a package: no heavy bytes cross.

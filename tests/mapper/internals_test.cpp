@@ -438,6 +438,61 @@ TEST_CASE("internals: the tabu search never loses, keeps every node's slots, is 
   }
 }
 
+TEST_CASE("internals: a periodic grid is found in the graph whatever the ranks' numbering") {
+  // Every edge of the renumbered graph must join grid neighbours: one
+  // coordinate apart by one step (around the ring), the others equal.
+  auto grid_edges_only = [](const CommGraph& g, const std::vector<int>& dims) {
+    auto coords = [&](int v) {
+      std::vector<int> c;
+      for (int side : dims) c.push_back(v % side), v /= side;
+      return c;
+    };
+    for (int v = 0; v < g.vertices; ++v)
+      for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+        const std::vector<int> a = coords(v), b = coords(g.adjncy[e]);
+        int apart = 0;
+        for (size_t k = 0; k < dims.size(); ++k) {
+          const int d = (a[k] - b[k] + dims[k]) % dims[k];
+          if (d == 1 || d == dims[k] - 1) ++apart;
+          else if (d != 0) return false;
+        }
+        if (apart != 1) return false;
+      }
+    return true;
+  };
+  for (const char* pattern : {"stencil3d", "stencil3d-shuffled"}) {
+    INFO(pattern);
+    const CommGraph g = synth_graph(pattern, 150, 0, 3);  // a 6x5x5 torus grid
+    std::vector<int> dims;
+    const std::vector<int> order = detail::torus_grid_order(g, dims);
+    REQUIRE(order.size() == 150);
+    std::vector<int> sorted_dims = dims, sorted_order = order;
+    std::sort(sorted_dims.begin(), sorted_dims.end());
+    CHECK(sorted_dims == std::vector<int>{5, 5, 6});
+    std::sort(sorted_order.begin(), sorted_order.end());
+    std::vector<int> all(150);
+    std::iota(all.begin(), all.end(), 0);
+    CHECK(sorted_order == all);
+    CHECK(grid_edges_only(detail::renumbered(g, order), dims));
+  }
+  {
+    const CommGraph g = synth_graph("stencil2d", 42, 0, 1);  // 7x6
+    std::vector<int> dims;
+    const std::vector<int> order = detail::torus_grid_order(g, dims);
+    REQUIRE(order.size() == 42);
+    CHECK(dims.size() == 2);
+    CHECK(grid_edges_only(detail::renumbered(g, order), dims));
+  }
+  // Not a periodic grid with every side >= 5: no order.
+  for (const auto& [pattern, n] : {std::pair{"stencil3d", 128} /* 8x4x4 */, std::pair{"random", 150},
+                                   std::pair{"ring", 150}, std::pair{"stencil27", 150}}) {
+    INFO(pattern << " " << n);
+    std::vector<int> dims;
+    CHECK(detail::torus_grid_order(synth_graph(pattern, n, 4, 5), dims).empty());
+    CHECK(dims.empty());
+  }
+}
+
 TEST_CASE("internals: the tabu search and the paired search are the same on any number of threads") {
   // Large enough for the scan to run in lanes (32 ranks or more each):
   // 600 ranks with random partners on 64 nodes of 10 slots (room to move
