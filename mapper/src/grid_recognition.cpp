@@ -139,7 +139,7 @@ std::vector<int> torus_grid_order(const CommGraph& graph, std::vector<int>& dims
         if (code[at][j] == 2 * k) next = h[at][j];
       at = next;
       ++steps;
-    } while (at != 0 && steps <= n);
+    } while (at > 0 && steps <= n);  // every rank has every direction once (checked above)
     if (at != 0 || steps < 5) {
       dims.clear();
       return {};
