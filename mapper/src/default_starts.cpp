@@ -166,42 +166,42 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       // each of its vertices (their groups are carried back to the ranks).
       auto place_groupings = [&](const std::vector<GridGrouping>& groupings, const std::vector<int>* order,
                                  const std::string& family) {
-      int placed = 0, folded = 0;
-      for (GridGrouping grouping : groupings) {
-        if (order) {
-          std::vector<int> part(grouping.part.size());
-          for (size_t i = 0; i < part.size(); ++i) part[static_cast<size_t>((*order)[i])] = grouping.part[i];
-          grouping.part = std::move(part);
-        }
-        const int blocks = static_cast<int>(grouping.part.size()) / ppn;
-        if (blocks > static_cast<int>(nodes.size())) break;
-        if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
-        const CommGraph q = contract(g, grouping.part, blocks);
-        const std::string name = family + "[" + grouping.name + "]";
-        // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
-        // matching groups): above kSearchAllStartsUpTo only the foldings.
-        if (placed < kCartesianPlaced && !large) {
-          from_groups(name, grouping.part, recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
-          ++placed;
-        }
-        if (folded < kCartesianPlaced && torus.as_torus()) {
-          std::vector<int> block_node;
-          double block_cost = 0;
-          for (const std::vector<int>& grid : grouping.grids) {
-            std::vector<int> fold = embed_block_grid(q, grid, *torus.as_torus(), nodes);
-            if (fold.empty()) continue;
-            const double cost = weighted_cost(q, torus, fold);
-            if (block_node.empty() || cost < block_cost) {
-              block_node = std::move(fold);
-              block_cost = cost;
+        int placed = 0, folded = 0;
+        for (GridGrouping grouping : groupings) {
+          if (order) {
+            std::vector<int> part(grouping.part.size());
+            for (size_t i = 0; i < part.size(); ++i) part[static_cast<size_t>((*order)[i])] = grouping.part[i];
+            grouping.part = std::move(part);
+          }
+          const int blocks = static_cast<int>(grouping.part.size()) / ppn;
+          if (blocks > static_cast<int>(nodes.size())) break;
+          if ((placed == kCartesianPlaced || large) && folded == kCartesianPlaced) break;
+          const CommGraph q = contract(g, grouping.part, blocks);
+          const std::string name = family + "[" + grouping.name + "]";
+          // The bisection of 4,096 blocks costs ~0.5 s at 32k ranks (as for the
+          // matching groups): above kSearchAllStartsUpTo only the foldings.
+          if (placed < kCartesianPlaced && !large) {
+            from_groups(name, grouping.part, recursive_bisection_map(q, torus, one_group_a_node, kSeedFreeSeed));
+            ++placed;
+          }
+          if (folded < kCartesianPlaced && torus.as_torus()) {
+            std::vector<int> block_node;
+            double block_cost = 0;
+            for (const std::vector<int>& grid : grouping.grids) {
+              std::vector<int> fold = embed_block_grid(q, grid, *torus.as_torus(), nodes);
+              if (fold.empty()) continue;
+              const double cost = weighted_cost(q, torus, fold);
+              if (block_node.empty() || cost < block_cost) {
+                block_node = std::move(fold);
+                block_cost = cost;
+              }
+            }
+            if (!block_node.empty()) {
+              from_groups(name + "-folded", grouping.part, block_node);
+              ++folded;
             }
           }
-          if (!block_node.empty()) {
-            from_groups(name + "-folded", grouping.part, block_node);
-            ++folded;
-          }
         }
-      }
       };
       const std::int64_t work = large ? kCartesianWork / 5 : kCartesianWork;
       const double affinity = large ? kCartesianLargeAffinity : 0;
