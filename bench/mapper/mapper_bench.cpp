@@ -12,7 +12,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -107,7 +109,7 @@ long in_child(Fn fn, double& seconds, std::vector<Placement>& placement, std::st
 
 int main(int argc, char** argv) {
   CLI::App app{"rankmap-bench-mapper: time, memory and metrics of every mapping algorithm on one synthetic instance"};
-  std::string machine_spec = "desmos", algos, gmap = "scotch_gmap", workdir = ".";
+  std::string machine_spec = "desmos", algos, gmap = "scotch_gmap", workdir;
   SynthSpec spec;
   spec.pattern = "stencil3d";
   spec.ranks = 128;
@@ -119,7 +121,9 @@ int main(int argc, char** argv) {
   app.add_option("--seed", spec.seed, "seed")->capture_default_str();
   app.add_option("--algorithms", algos, "comma list (default: all)");
   app.add_option("--scotch-gmap", gmap, "scotch_gmap executable, or 'none'")->capture_default_str();
-  app.add_option("--workdir", workdir, "where the .grf/.tgt/.map files for scotch_gmap go")->capture_default_str();
+  app.add_option("--workdir", workdir,
+                 "where the .grf/.tgt/.map files for scotch_gmap go and stay (default: a temporary directory, "
+                 "removed at exit)");
   CLI11_PARSE(app, argc, argv);
 
   auto machine = load_machine(machine_spec);
@@ -177,6 +181,21 @@ int main(int argc, char** argv) {
   // scotch_gmap on the same graph (bytes + message equivalents, integer
   // weights as our Scotch calls use) and the plain torusXD target.
   const CommGraph g = build_comm_graph(*traffic, message_byte_equivalent(platform->latency));
+  // Without --workdir the files go to a directory of their own, removed at
+  // exit: the one-instance command of docs/benchmarks.md, run from the
+  // checkout, left them in it.
+  struct Scratch {
+    std::string dir;
+    ~Scratch() {
+      std::error_code ec;
+      if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+    }
+  } scratch;
+  if (workdir.empty()) {
+    std::string pattern = (std::filesystem::temp_directory_path() / "rankmap-bench-mapper.XXXXXX").string();
+    if (!mkdtemp(pattern.data())) die("cannot create a temporary directory for scotch_gmap's files");
+    workdir = scratch.dir = pattern;
+  }
   const std::string base = workdir + "/" + spec.pattern + "-" + std::to_string(spec.ranks);
   {
     std::ofstream grf(base + ".grf");
