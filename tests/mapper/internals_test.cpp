@@ -498,34 +498,30 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
   // 600 ranks with random partners on 64 nodes of 10 slots (room to move
   // into), 96 ranks on full nodes of 4 (swaps only; three lanes at most),
   // and 768 ranks at 6 per node for the paired search (384 pairs).
+  // The search on one thread gains, and on each of `counts` threads ends
+  // where it did on one.
+  auto same_on_threads = [](const CommGraph& g, const Platform& pf, const Allocation& alloc,
+                            const std::vector<int>& start, std::int64_t work, std::uint64_t seed,
+                            std::initializer_list<int> counts) {
+    std::vector<int> one = start;
+    detail::tabu_search(g, pf.net(), alloc, one, work, seed, 1);
+    CHECK(detail::weighted_cost(g, pf.net(), one) < detail::weighted_cost(g, pf.net(), start));
+    for (int threads : counts) {
+      INFO(g.vertices << " ranks, threads " << threads);
+      std::vector<int> many = start;
+      detail::tabu_search(g, pf.net(), alloc, many, work, seed, threads);
+      CHECK(many == one);
+    }
+  };
   const Platform pf = platform_of("torus=8x8 node=package:2,core:5");
-  const CommGraph g = random_graph(600, 6, 7);
-  const Allocation alloc = uniform(pf.net(), iota_nodes(64), 10);
   std::vector<int> start(600);
   for (int r = 0; r < 600; ++r) start[r] = (r * 29 + 3) % 600 / 10;
-  std::vector<int> one = start;
-  detail::tabu_search(g, pf.net(), alloc, one, 20'000'000, 5, 1);
-  CHECK(detail::weighted_cost(g, pf.net(), one) < detail::weighted_cost(g, pf.net(), start));
-  for (int threads : {2, 3, 8}) {
-    INFO("threads " << threads);
-    std::vector<int> many = start;
-    detail::tabu_search(g, pf.net(), alloc, many, 20'000'000, 5, threads);
-    CHECK(many == one);
-  }
+  same_on_threads(random_graph(600, 6, 7), pf, uniform(pf.net(), iota_nodes(64), 10), start, 20'000'000, 5, {2, 3, 8});
   const Platform small = platform_of("torus=4x3x2 node=package:2,core:2");
-  const CommGraph f = random_graph(96, 5, 11);
-  const Allocation four = uniform(small.net(), iota_nodes(24), 4);
   std::vector<int> small_start(96);
   for (int r = 0; r < 96; ++r) small_start[r] = (r * 37 + 1) % 96 / 4;
-  std::vector<int> small_one = small_start;
-  detail::tabu_search(f, small.net(), four, small_one, 5'000'000, 2, 1);
-  CHECK(detail::weighted_cost(f, small.net(), small_one) < detail::weighted_cost(f, small.net(), small_start));
-  for (int threads : {2, 3}) {
-    INFO("96 ranks, threads " << threads);
-    std::vector<int> many = small_start;
-    detail::tabu_search(f, small.net(), four, many, 5'000'000, 2, threads);
-    CHECK(many == small_one);
-  }
+  same_on_threads(random_graph(96, 5, 11), small, uniform(small.net(), iota_nodes(24), 4), small_start, 5'000'000, 2,
+                  {2, 3});
   const Platform wide = platform_of("torus=8x16 node=package:2,core:3");
   const CommGraph h = random_graph(768, 5, 9);
   const Allocation six = uniform(wide.net(), iota_nodes(128), 6);
