@@ -936,15 +936,22 @@ struct Verdict {
   bool culprit_dominates = false;
 };
 
-Verdict judge(const std::vector<Result>& rs, const std::string& judged_name) {
-  Verdict v;
-  const Result* j = find_result(rs, judged_name);
-  if (!usable(j)) return v;
+// The results of every tool that is not a rankmap preset (block and paper
+// included) that produced a mapping.
+std::vector<const Result*> peer_results(const std::vector<Result>& rs) {
   std::vector<const Result*> peers;
   for (const Result& r : rs) {
     const Tool* t = find_tool_info(r.tool);
     if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
   }
+  return peers;
+}
+
+Verdict judge(const std::vector<Result>& rs, const std::string& judged_name) {
+  Verdict v;
+  const Result* j = find_result(rs, judged_name);
+  if (!usable(j)) return v;
+  const std::vector<const Result*> peers = peer_results(rs);
   if (peers.empty()) {
     v.outcome = Outcome::no_peer;
     return v;
@@ -1162,15 +1169,11 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
   // one of its seeds.
   {
     int checked = 0, hop_beaten = 0, link_beaten = 0;
-    double worst_hop = 0, worst_link = 0;
-    std::string worst_hop_where, worst_link_where;
+    double seed_hop_ratio = 0, seed_link_ratio = 0;
+    std::string seed_hop_where, seed_link_where;
     std::vector<std::string> dominated;
     for (size_t i = 0; i < instances.size(); ++i) {
-      std::vector<const Result*> peers;
-      for (const Result& r : runs[i].results) {
-        const Tool* t = find_tool_info(r.tool);
-        if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
-      }
+      const std::vector<const Result*> peers = peer_results(runs[i].results);
       double seed_hop = -1, seed_link = -1;
       for (const SeedRun& sr : runs[i].seeds)
         if (sr.ok) seed_hop = std::max(seed_hop, sr.hop_bytes), seed_link = std::max(seed_link, sr.max_link);
@@ -1183,8 +1186,8 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
       hop_beaten += !tied_or_better(seed_hop, peer_hop);
       link_beaten += !tied_or_better(seed_link, peer_link);
       const double rh = peer_hop > 0 ? seed_hop / peer_hop : 1, rl = peer_link > 0 ? seed_link / peer_link : 1;
-      if (worst_hop_where.empty() || rh > worst_hop) worst_hop = rh, worst_hop_where = where;
-      if (worst_link_where.empty() || rl > worst_link) worst_link = rl, worst_link_where = where;
+      if (seed_hop_where.empty() || rh > seed_hop_ratio) seed_hop_ratio = rh, seed_hop_where = where;
+      if (seed_link_where.empty() || rl > seed_link_ratio) seed_link_ratio = rl, seed_link_where = where;
       bool lost = false;
       for (const SeedRun& sr : runs[i].seeds)
         for (const Result* r : peers)
@@ -1194,8 +1197,8 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
     }
     md << "- `" << kDefaultTool << "` at its worst of the " << seed_count << " seeds against the best peer (per metric), on "
        << checked << " instances: hop-bytes above the best peer's by more than " << kTie * 100 << "% on " << hop_beaten
-       << " (worst " << fmt("%.3f", worst_hop) << "x, " << worst_hop_where << "), max link load on " << link_beaten
-       << " (worst " << fmt("%.3f", worst_link) << "x, " << worst_link_where << "); a seed beaten on both by one peer on "
+       << " (worst " << fmt("%.3f", seed_hop_ratio) << "x, " << seed_hop_where << "), max link load on " << link_beaten
+       << " (worst " << fmt("%.3f", seed_link_ratio) << "x, " << seed_link_where << "); a seed beaten on both by one peer on "
        << dominated.size();
     if (!dominated.empty()) {
       md << ":";
