@@ -480,7 +480,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           say("recombining the best placements");
           Candidate c{"recombined",
                       detail::recombine(g, *ring_torus, p.allocation, parents, kRecombineWork * ils_work,
-                                        derived_seed(p.seed, 200)),
+                                        derived_seed(p.seed, 200), p.threads),
                       {}};
           c.score = detail::network_score(*p.traffic, torus, c.node_of);
           cands.push_back(std::move(c));
@@ -494,11 +494,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // it walks out of the basin the searches above ended in.
       const size_t cheapest = cheapest_index();
       auto tabu_from = [&](size_t from, int seed_index, int threads, const std::function<bool(double)>& go_on,
-                           detail::TiedLoadWatch* watch) {
+                           detail::TiedLoadWatch* watch, const std::atomic<bool>* spare_thread) {
         say("tabu search from " + cands[from].name);
         Candidate t{cands[from].name + "+tabu", cands[from].node_of, {}};
         detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kTabuWork * ils_work),
-                            derived_seed(p.seed, seed_index), threads, go_on, watch);
+                            derived_seed(p.seed, seed_index), threads, go_on, watch, spare_thread);
         t.score = detail::network_score(*p.traffic, torus, t.node_of);
         return t;
       };
@@ -533,12 +533,17 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       detail::TiedLoadWatch light_watch;
       light_watch.traffic = p.traffic;
       light_watch.tie_share = kTieShare;
+      // When the second ends (or stops) first, its thread joins the first's
+      // scan (the same search on more threads).
+      std::atomic<bool> second_ended{false};
       detail::parallel_for(alongside ? 2 : 1, p.threads, [&](size_t n) {
-        if (n == 0)
+        if (n == 0) {
           c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{},
-                        &light_watch);
-        else
-          d = tabu_from(other, 401, tabu_threads, while_needed, nullptr);
+                        &light_watch, alongside ? &second_ended : nullptr);
+        } else {
+          d = tabu_from(other, 401, tabu_threads, while_needed, nullptr, nullptr);
+          second_ended.store(true, std::memory_order_release);
+        }
       });
       // (Appended after the second search's turn: `other == cands.size()`
       // says there is no other start.)
@@ -548,7 +553,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         light.score = detail::network_score(*p.traffic, torus, light.node_of);
       }
       if (other < cands.size() && c.score.weighted_cost >= found_at) {
-        if (!alongside) d = tabu_from(other, 401, p.threads, {}, nullptr);
+        if (!alongside) d = tabu_from(other, 401, p.threads, {}, nullptr, nullptr);
         if (d.score.weighted_cost < c.score.weighted_cost) std::swap(c, d);
         cands.push_back(std::move(d));
       }

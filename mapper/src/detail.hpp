@@ -1,6 +1,7 @@
 // Building blocks the algorithms share. Internal to mapper/.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -143,9 +144,13 @@ struct TiedLoadWatch {
 };
 bool tied_load_watch_fits(int allocated_nodes);
 bool tabu_search_fits(int ranks, int allocated_nodes);
+// `spare_thread`, when given, turns true when one more thread is free for
+// the search's scan (another search beside it has ended); the search is the
+// same either way.
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
                  std::int64_t work, std::uint64_t seed, int threads = 1,
-                 const std::function<bool(double)>& go_on = nullptr, TiedLoadWatch* watch = nullptr);
+                 const std::function<bool(double)>& go_on = nullptr, TiedLoadWatch* watch = nullptr,
+                 const std::atomic<bool>* spare_thread = nullptr);
 
 // The tabu search one level up (paired_search.cpp): `cycles` times, the
 // ranks of every node are paired (heaviest link first), the pairs searched
@@ -162,9 +167,11 @@ void paired_search(const CommGraph& graph, const Network& net, const Allocation&
 // parents agree on (the second moved by the torus symmetry that agrees most
 // with the first) and re-place the rest, then get an iterated local search;
 // a child better than the pool's worst replaces it. Returns the pool's best
-// (never worse than the best parent). `work` bounds the edge visits.
+// (never worse than the best parent). `work` bounds the edge visits; the
+// result is the same for any `threads`.
 std::vector<int> recombine(const CommGraph& graph, const Torus& torus, const Allocation& allocation,
-                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed);
+                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed,
+                           int threads = 1);
 // `b` moved by the torus symmetry (translation, reflection, exchange of equal
 // dimensions; at most 4,096 tried) under which most ranks sit where `a` puts
 // them, among those that map every node onto one with as many slots (the

@@ -21,6 +21,7 @@
 #include <random>
 
 #include "detail.hpp"
+#include "parallel.hpp"
 #include "torus_symmetries.hpp"
 
 namespace rankmap::detail {
@@ -142,13 +143,16 @@ std::vector<int> align_by_symmetry(const Torus& t, const Allocation& allocation,
 }
 
 std::vector<int> recombine(const CommGraph& g, const Torus& t, const Allocation& allocation,
-                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed) {
+                           const std::vector<std::vector<int>>& parents, std::int64_t work, std::uint64_t seed,
+                           int threads) {
   struct Member {
     std::vector<int> node_of;
     double cost;
+    std::uint64_t id;  // which placement: a member replaced gets a new one
   };
   std::vector<Member> pool;
-  for (const std::vector<int>& p : parents) pool.push_back({p, weighted_cost(g, t, p)});
+  std::uint64_t next_id = 0;
+  for (const std::vector<int>& p : parents) pool.push_back({p, weighted_cost(g, t, p), next_id++});
   if (pool.empty()) return {};
   auto by_cost = [](const Member& x, const Member& y) { return x.cost < y.cost; };
   std::sort(pool.begin(), pool.end(), by_cost);
@@ -158,15 +162,17 @@ std::vector<int> recombine(const CommGraph& g, const Torus& t, const Allocation&
   // Each child gets a search of this many edge visits: a few descents'
   // worth, enough to settle the re-placed region and its surroundings.
   const std::int64_t child_work = std::max<std::int64_t>(work / 16, 20 * static_cast<std::int64_t>(g.adjncy.size()));
+  // The child of the best member and pool[j], searched with `child_seed`;
+  // its work is added to `done`.
+  auto make_child = [&](size_t j, std::uint64_t child_seed, std::int64_t& done) {
+    const std::vector<int> b = align_by_symmetry(t, allocation, pool[0].node_of, pool[j].node_of, done);
+    std::vector<int> child = cross(g, t, allocation, pool[0].node_of, b, done);
+    iterated_search(g, t, allocation, child, child_work, child_seed);
+    done += child_work;
+    return child;
+  };
   std::int64_t spent = 0;
-  while (spent < work) {
-    // The best parent with a random other one: the pool's best keeps
-    // improving while the others supply the variation.
-    const size_t i = 0, j = 1 + static_cast<size_t>(rng() % (pool.size() - 1));
-    const std::vector<int> b = align_by_symmetry(t, allocation, pool[i].node_of, pool[j].node_of, spent);
-    std::vector<int> child = cross(g, t, allocation, pool[i].node_of, b, spent);
-    iterated_search(g, t, allocation, child, child_work, rng());
-    spent += child_work;
+  auto admit = [&](std::vector<int> child) {
     const double cost = weighted_cost(g, t, child);
     spent += static_cast<std::int64_t>(g.adjncy.size());
     // Into the pool in place of the worst when better than it and not a copy;
@@ -192,8 +198,47 @@ std::vector<int> recombine(const CommGraph& g, const Torus& t, const Allocation&
     spent += static_cast<std::int64_t>(pool.size() * child.size());
     const size_t replaced = nearest_apart < static_cast<std::int64_t>(child.size()) / kNearShare ? nearest : pool.size() - 1;
     if (!copy && cost < pool[replaced].cost - tol) {
-      pool[replaced] = {std::move(child), cost};
+      pool[replaced] = {std::move(child), cost, next_id++};
       std::sort(pool.begin(), pool.end(), by_cost);
+    }
+  };
+  // The best member with a random other one: the pool's best keeps
+  // improving while the others supply the variation.
+  auto draw = [&] {
+    const size_t j = 1 + static_cast<size_t>(rng() % (pool.size() - 1));
+    return std::pair<size_t, std::uint64_t>{j, rng()};
+  };
+  // Children are made one after the other, each from the pool as the one
+  // before left it. With a second thread the next child is made beside the
+  // current one, from the pool as it stands, and used if the current one's
+  // admission left both its parents where they were (else it is made again):
+  // the same children, and the same result, for any thread count. Measured:
+  // 1 in 4 to every next child used, the default's wall time 0.92x at
+  // 128-256 ranks on 2 threads.
+  while (spent < work) {
+    const auto [j, child_seed] = draw();
+    if (threads < 2) {
+      admit(make_child(j, child_seed, spent));
+      continue;
+    }
+    const auto [next_j, next_seed] = draw();
+    const std::uint64_t best_id = pool[0].id, next_parent_id = pool[next_j].id;
+    std::vector<int> child, next_child;
+    std::int64_t done = 0, next_done = 0;
+    parallel_for(2, threads, [&](size_t k) {
+      if (k == 0)
+        child = make_child(j, child_seed, done);
+      else
+        next_child = make_child(next_j, next_seed, next_done);
+    });
+    spent += done;
+    admit(std::move(child));
+    if (spent >= work) break;
+    if (pool[0].id == best_id && pool[next_j].id == next_parent_id) {
+      spent += next_done;
+      admit(std::move(next_child));
+    } else {
+      admit(make_child(next_j, next_seed, spent));
     }
   }
   return pool.front().node_of;

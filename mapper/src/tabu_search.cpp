@@ -156,7 +156,7 @@ bool tabu_search_fits(int ranks, int allocated_nodes) {
 
 void tabu_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
                  std::int64_t work, std::uint64_t seed, int threads, const std::function<bool(double)>& go_on,
-                 TiedLoadWatch* watch) {
+                 TiedLoadWatch* watch, const std::atomic<bool>* spare_thread) {
   const int n = graph.vertices;
   const std::vector<int>& nodes = allocation.nodes();
   const int m = static_cast<int>(nodes.size());
@@ -286,7 +286,9 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   // partner moved: a step moves one or two ranks, so most lists still hold.
   std::vector<std::vector<int>> cand_of(static_cast<size_t>(n));
   std::vector<char> stale(static_cast<size_t>(n), 1);
-  const int lane_count = tabu_lanes(units, m, threads);
+  // A spare thread to come (spare_thread) gets a lane of its own when it
+  // comes; until then the caller scans that lane too.
+  const int lane_count = tabu_lanes(units, m, threads + (spare_thread ? 1 : 0));
   std::vector<Lane> lanes(static_cast<size_t>(lane_count));
   for (int l = 0; l < lane_count; ++l) {
     Lane& L = lanes[l];
@@ -405,10 +407,13 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       if (spins > 64) std::this_thread::yield();
   };
   std::vector<std::thread> pool;
-  for (int l = 1; l < lane_count; ++l) {
+  // Starts lane l's thread, which scans from the next step on; false if the
+  // system has no thread to give.
+  auto start_lane = [&](int l) {
+    const std::int64_t scanned = go.load(std::memory_order_relaxed);
     try {
-      pool.emplace_back([&, l] {
-        for (std::int64_t seen = 0;;) {
+      pool.emplace_back([&, l, scanned] {
+        for (std::int64_t seen = scanned;;) {
           std::int64_t step = 0;
           wait_until([&] { return (step = go.load(std::memory_order_acquire)) != seen; });
           if (step < 0) return;
@@ -417,12 +422,15 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
           done.fetch_add(1, std::memory_order_release);
         }
       });
+      return true;
     } catch (const std::system_error&) {
-      // No thread to be had: the caller scans the lanes left.
-      break;
+      return false;  // no thread to be had: the caller scans the lanes left
     }
-  }
-  const int threaded = static_cast<int>(pool.size());  // lanes 1..threaded run on their own thread
+  };
+  const int own_threads = std::min(lane_count, std::max(1, threads));
+  for (int l = 1; l < own_threads; ++l)
+    if (!start_lane(l)) break;
+  int threaded = static_cast<int>(pool.size());  // lanes 1..threaded run on their own thread
   // Stops and joins them however the search ends (an exception included).
   struct StopLanes {
     std::atomic<std::int64_t>& go;
@@ -435,6 +443,9 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   } stop_lanes{go, pool};
 
   for (std::int64_t step = 1; work > 0; ++step) {
+    if (spare_thread && threaded + 1 < lane_count && threaded == static_cast<int>(pool.size()) &&
+        spare_thread->load(std::memory_order_acquire) && start_lane(threaded + 1))
+      ++threaded;
     done.store(0, std::memory_order_relaxed);
     go.store(step, std::memory_order_release);
     scan(lanes[0], true, step);

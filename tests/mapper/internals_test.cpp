@@ -6,11 +6,14 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <limits>
 #include <numeric>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 
 #include "../../mapper/src/detail.hpp"
 #include "../../mapper/src/parallel.hpp"
@@ -512,6 +515,19 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
       detail::tabu_search(g, pf.net(), alloc, many, work, seed, threads);
       CHECK(many == one);
     }
+    // A spare thread that is there from the start, and one that comes while
+    // the search runs (as when a search beside it ends): the same search.
+    std::atomic<bool> spare_now{true}, spare_later{false};
+    std::vector<int> with_spare = start, spare_midway = start;
+    detail::tabu_search(g, pf.net(), alloc, with_spare, work, seed, 1, nullptr, nullptr, &spare_now);
+    CHECK(with_spare == one);
+    std::thread arrives([&] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      spare_later.store(true);
+    });
+    detail::tabu_search(g, pf.net(), alloc, spare_midway, work, seed, 1, nullptr, nullptr, &spare_later);
+    arrives.join();
+    CHECK(spare_midway == one);
   };
   const Platform pf = platform_of("torus=8x8 node=package:2,core:5");
   std::vector<int> start(600);
@@ -884,6 +900,10 @@ TEST_CASE("internals: recombination never loses to its best parent, keeps capaci
     const auto a = detail::recombine(g, torus, uniform(torus, nodes, 4), parents, 1'000'000, seed);
     const auto b = detail::recombine(g, torus, uniform(torus, nodes, 4), parents, 1'000'000, seed);
     CHECK(a == b);
+    // With more threads the next child is made beside the current one and
+    // used only where a sequential run would have made the same: one result.
+    for (int threads : {2, 4})
+      CHECK(detail::recombine(g, torus, uniform(torus, nodes, 4), parents, 1'000'000, seed, threads) == a);
     CHECK(max_load(a, 16) <= 4);
     CHECK(detail::weighted_cost(g, torus, a) <= best_parent);
   }
