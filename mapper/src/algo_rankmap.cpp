@@ -45,6 +45,7 @@
 #include <functional>
 #include <limits>
 #include <mutex>
+#include <optional>
 
 #include "detail.hpp"
 #include "default_pipeline.hpp"
@@ -361,6 +362,31 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     out.notes.push_back(cheapest.name + " is within 0.1% of the lower bound: no further search");
     return proven = true;
   };
+  // The plateau walk (step 3, below) from `from`: its walked candidate and,
+  // where the walk passed a lighter placement at a tied cost, that one.
+  struct PlateauWalk {
+    std::string start_name;
+    std::vector<int> start;
+    Candidate walked, light;
+  };
+  auto plateau_walk = [&](const Candidate& from, int threads, const std::atomic<bool>* spare_thread) {
+    PlateauWalk w{from.name, from.node_of, Candidate{from.name + "+walk", from.node_of, {}}, {}};
+    detail::TiedLoadWatch watch;
+    watch.traffic = p.traffic;
+    watch.tie_share = kTieShare;
+    detail::tabu_search(g, torus, p.allocation, w.walked.node_of, std::min(kTabuMaxWork, kWalkWork * ils_work),
+                        derived_seed(p.seed, 700), threads, {}, &watch, spare_thread);
+    w.walked.score = detail::network_score(*p.traffic, torus, w.walked.node_of);
+    if (!watch.node_of.empty()) {
+      w.light = Candidate{from.name + "+walk-light", std::move(watch.node_of), {}};
+      w.light.score = detail::network_score(*p.traffic, torus, w.light.node_of);
+    }
+    return w;
+  };
+  const bool walk_applies = ils_work > 0 && !large && !dense && p.ranks() <= kWalkUpTo &&
+                            detail::tabu_search_fits(p.ranks(), p.allocation.size()) &&
+                            detail::tied_load_watch_fits(static_cast<int>(p.allocation.size()));
+  std::optional<PlateauWalk> early_walk;  // made beside the paired search
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
     // candidate of each start family (scotch-strict, bisection, matching-last,
@@ -563,8 +589,34 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         // their nodes move and swap as units, then a descent of the ranks.
         say("tabu search of paired ranks");
         Candidate paired{c.name + "+pairs", c.node_of, {}};
-        detail::paired_search(g, torus, p.allocation, paired.node_of, kPairedCycles, std::min(kPairedMaxWork, ils_work),
-                              derived_seed(p.seed, 500), p.threads);
+        auto search_pairs = [&](int threads, const std::atomic<bool>* spare_thread) {
+          detail::paired_search(g, torus, p.allocation, paired.node_of, kPairedCycles,
+                                std::min(kPairedMaxWork, ils_work), derived_seed(p.seed, 500), threads, spare_thread);
+        };
+        if (walk_applies && p.threads > 1) {
+          // The plateau walk starts from the cheapest candidate after this
+          // search; where it finds nothing (as on most patterns but CG),
+          // that is known now: the cheapest so far, or this search's input
+          // (named as its result, which comes first among equals). The walk
+          // from there runs beside it and is used only if that is where the
+          // walk starts (below); each gets the other's thread when it ends.
+          const size_t so_far = cheapest_index();
+          const Candidate expected = c.score.weighted_cost < cands[so_far].score.weighted_cost
+                                         ? Candidate{paired.name, c.node_of, c.score}
+                                         : cands[so_far];
+          std::atomic<bool> pairs_ended{false}, walk_ended{false};
+          detail::parallel_for(2, p.threads, [&](size_t n) {
+            if (n == 0) {
+              search_pairs(1, &walk_ended);
+              pairs_ended.store(true, std::memory_order_release);
+            } else {
+              early_walk = plateau_walk(expected, 1, &pairs_ended);
+              walk_ended.store(true, std::memory_order_release);
+            }
+          });
+        } else {
+          search_pairs(p.threads, nullptr);
+        }
         paired.score = detail::network_score(*p.traffic, torus, paired.node_of);
         cands.push_back(std::move(paired));
       }
@@ -572,9 +624,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     }
   }
 
-  if (ils_work > 0 && !large && !dense && p.ranks() <= kWalkUpTo &&
-      detail::tabu_search_fits(p.ranks(), p.allocation.size()) &&
-      detail::tied_load_watch_fits(static_cast<int>(p.allocation.size())) && !at_bound()) {
+  if (walk_applies && !at_bound()) {
     // The plateau walk (docs/mapper.md, step 3): the searches above minimise
     // the cost alone and stop at one of the many placements of (nearly) the
     // lowest cost, whose busiest links differ by up to 1.6x (recorded ADI at
@@ -583,19 +633,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // loaded placement it passes within the choice's tie of its lowest cost.
     const size_t cheapest = cheapest_index();
     say("walking the plateau of " + cands[cheapest].name + " for lighter links");
-    Candidate walked{cands[cheapest].name + "+walk", cands[cheapest].node_of, {}};
-    detail::TiedLoadWatch watch;
-    watch.traffic = p.traffic;
-    watch.tie_share = kTieShare;
-    detail::tabu_search(g, torus, p.allocation, walked.node_of, std::min(kTabuMaxWork, kWalkWork * ils_work),
-                        derived_seed(p.seed, 700), p.threads, {}, &watch);
-    walked.score = detail::network_score(*p.traffic, torus, walked.node_of);
-    if (!watch.node_of.empty()) {
-      Candidate light{cands[cheapest].name + "+walk-light", std::move(watch.node_of), {}};
-      light.score = detail::network_score(*p.traffic, torus, light.node_of);
-      cands.push_back(std::move(light));
-    }
-    cands.push_back(std::move(walked));
+    // The walk made beside the paired search, if it started here (the walk
+    // is a function of its start: the same result).
+    PlateauWalk w = early_walk && early_walk->start_name == cands[cheapest].name &&
+                            early_walk->start == cands[cheapest].node_of
+                        ? std::move(*early_walk)
+                        : plateau_walk(cands[cheapest], p.threads, nullptr);
+    if (!w.light.node_of.empty()) cands.push_back(std::move(w.light));
+    cands.push_back(std::move(w.walked));
   }
 
   if (p.preset == Preset::strong) {

@@ -156,12 +156,14 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
 // ranks of every node are paired (heaviest link first), the pairs searched
 // as units by tabu_search with `work_per_cycle`, then the ranks by refine.
 // Never worse than the input, keeps every node's slots, deterministic for a
-// seed, whatever `threads` (the tabu search's). Applies where every
+// seed, whatever `threads` (the tabu search's, and `spare_thread` as
+// there). Applies where every
 // allocated node holds an even number of ranks and some node more than 2
 // (paired_search_applies); else a no-op.
 bool paired_search_applies(const Allocation& allocation, const std::vector<int>& node_of);
 void paired_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed, int threads = 1);
+                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed, int threads = 1,
+                   const std::atomic<bool>* spare_thread = nullptr);
 
 // Recombination of good placements (recombine.cpp): children keep what two
 // parents agree on (the second moved by the torus symmetry that agrees most

@@ -43,7 +43,8 @@ bool paired_search_applies(const Allocation& allocation, const std::vector<int>&
 }
 
 void paired_search(const CommGraph& graph, const Network& net, const Allocation& allocation, std::vector<int>& node_of,
-                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed, int threads) {
+                   int cycles, std::int64_t work_per_cycle, std::uint64_t seed, int threads,
+                   const std::atomic<bool>* spare_thread) {
   if (!paired_search_applies(allocation, node_of)) return;
   const int n = graph.vertices;
   // Pairs fit where two slots are free: a node of 2s + 1 slots holds s pairs.
@@ -86,7 +87,8 @@ void paired_search(const CommGraph& graph, const Network& net, const Allocation&
     const CommGraph coarse = contract(graph, pair_of, pairs);
     std::vector<int> pair_node(static_cast<size_t>(pairs));
     for (int r = 0; r < n; ++r) pair_node[pair_of[r]] = node_of[r];
-    tabu_search(coarse, net, pairs_allocation, pair_node, work_per_cycle, rng(), threads);
+    tabu_search(coarse, net, pairs_allocation, pair_node, work_per_cycle, rng(), threads, nullptr, nullptr,
+                spare_thread);
     for (int r = 0; r < n; ++r) node_of[r] = pair_node[pair_of[r]];
     // Back at the ranks, a descent: what splitting a pair now gains.
     refine(graph, net, allocation, node_of, 4);
