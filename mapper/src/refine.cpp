@@ -87,17 +87,30 @@ double edge_weight(const CommGraph& g, int u, int v) {
 void attached_nodes(const CommGraph& g, const std::vector<int>& node_of, int v, int limit,
                     std::vector<std::pair<double, int>>& out) {
   out.clear();
-  for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) out.push_back({g.weight[e], node_of[g.adjncy[e]]});
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.second < b.second; });
-  size_t k = 0;
-  for (size_t i = 0; i < out.size();) {
-    auto p = out[i++];
-    while (i < out.size() && out[i].second == p.second) p.first += out[i++].first;
-    if (p.second != node_of[v]) out[k++] = p;
+  // Each node's weight summed in edge order, its entry found through a
+  // per-thread table by node (sorting the edges by node cost most of this
+  // function, in the searches' innermost loop).
+  thread_local std::vector<int> entry_of;  // node -> index in out, -1 when absent
+  const int own = node_of[v];
+  for (auto e = g.xadj[v]; e < g.xadj[v + 1]; ++e) {
+    const int node = node_of[g.adjncy[e]];
+    if (node == own) continue;
+    if (static_cast<size_t>(node) >= entry_of.size()) entry_of.resize(static_cast<size_t>(node) + 1, -1);
+    int& at = entry_of[static_cast<size_t>(node)];
+    if (at < 0) {
+      at = static_cast<int>(out.size());
+      out.push_back({g.weight[e], node});
+    } else {
+      out[static_cast<size_t>(at)].first += g.weight[e];
+    }
   }
-  out.resize(k);
-  std::sort(out.begin(), out.end(), [](auto& a, auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
-  if (static_cast<int>(out.size()) > limit) out.resize(static_cast<size_t>(limit));
+  for (const auto& p : out) entry_of[static_cast<size_t>(p.second)] = -1;
+  // Heaviest first, then the lowest node: a total order, so the first
+  // `limit` are one set in one order however they are found.
+  auto heavier = [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; };
+  const size_t keep = std::min(out.size(), static_cast<size_t>(std::max(0, limit)));
+  std::partial_sort(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(keep), out.end(), heavier);
+  out.resize(keep);
 }
 
 namespace {
