@@ -453,7 +453,7 @@ int main(int argc, char** argv) {
         ->check(cli::unsigned_integer(1024))
         ->capture_default_str();
     map->add_option("--preset", o.preset,
-                    "how hard the default searches: fast, default (<= ~1 s up to 1,024 ranks), strong (<= ~12 s)")
+                    "how hard the default searches: fast, default (~1 s up to 1,024 ranks), strong (~10 s)")
         ->capture_default_str();
     map->add_option("--cores", o.core_fill,
                     "cores of a node that is not full (default and paper): compact (one package first: close pairs) "
