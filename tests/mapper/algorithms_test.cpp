@@ -49,7 +49,7 @@ std::vector<int> all_nodes(int n) {
 }
 
 Metrics metrics(const Traffic& t, const Platform& pf, const std::vector<Placement>& pl, int ppn) {
-  auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, true});
+  auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, true, nullptr});
   REQUIRE(m.ok());
   return *m;
 }

@@ -36,7 +36,7 @@ std::pair<double, double> brute_force_optimum(const Traffic& t, const Platform& 
     if (fits) {
       std::vector<Placement> pl;
       for (int a : node_of) pl.push_back({a, 0});
-      auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, false});
+      auto m = evaluate(t, pl, pf, EvaluateOptions{ppn, {}, false, nullptr});
       REQUIRE(m.ok());
       best_hb = std::min(best_hb, m->hop_bytes);
       best_w = std::min(best_w, m->weighted_cost);
@@ -99,7 +99,7 @@ TEST_CASE("evaluate: every metric on a ring of four doubled links") {
 TEST_CASE("time model: one flow gets the whole link") {
   const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
   const Traffic t = traffic_of(2, {{0, 1, 2, 1000}});
-  auto m = evaluate(t, {{0, 0}, {1, 0}}, pf, EvaluateOptions{2, {}, false});
+  auto m = evaluate(t, {{0, 0}, {1, 0}}, pf, EvaluateOptions{2, {}, false, nullptr});
   REQUIRE(m.ok());
   // 2 messages x (1 us + 1 hop x 100 ns) + 1000 B / 1 GB/s.
   CHECK(m->predicted_comm_time_max == Approx(3.2e-6));
@@ -119,7 +119,7 @@ TEST_CASE("time model: two flows on one link get half each") {
   CHECK(times[1] == Approx(1.1e-6 + 1000 / 0.5e9));
   CHECK(times[2] == 0);
   CHECK(times[3] == 0);
-  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false});
+  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false, nullptr});
   REQUIRE(m.ok());
   CHECK(m->predicted_comm_time_max == Approx(3.1e-6));
   CHECK(m->comm_time_max == Approx(2.1e-6));  // the old model does not share
@@ -140,7 +140,7 @@ TEST_CASE("time model: a ring, one flow per link, and the same ring doubled up")
   std::vector<Flow> ring;
   for (int r = 0; r < 4; ++r) ring.push_back({r, (r + 1) % 4, 1, 1000});
   const Traffic t = traffic_of(4, ring);
-  auto m = evaluate(t, {{0, 0}, {1, 0}, {2, 0}, {3, 0}}, pf, EvaluateOptions{1, {}, false});
+  auto m = evaluate(t, {{0, 0}, {1, 0}, {2, 0}, {3, 0}}, pf, EvaluateOptions{1, {}, false, nullptr});
   REQUIRE(m.ok());
   CHECK(m->predicted_comm_time_max == Approx(2.1e-6));
   CHECK(m->predicted_comm_time_mean == Approx(2.1e-6));
@@ -160,7 +160,7 @@ TEST_CASE("time model: an intra-node pair at the node's speed") {
   const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
   const Traffic t = traffic_of(2, {{0, 1, 2, 20000}});
   const std::vector<Placement> placement = {{0, 0}, {0, 1}};
-  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false});
+  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false, nullptr});
   REQUIRE(m.ok());
   // 2 x 300 ns + 20000 B / 20 GB/s.
   CHECK(m->predicted_comm_time_max == Approx(1.6e-6));
@@ -185,7 +185,7 @@ TEST_CASE("time model: a cross-socket flow pays the socket link, a same-package 
   // The same flows on one-package nodes do not see the socket words.
   const Platform one_package = platform_of("torus=4 node=core:4 bw=1e9 t_inj=1us t_hop=100ns socket-lat=1us socket-bw=1GB/s");
   CHECK(predicted_rank_times(cross, placement, one_package)[0] == Approx(600e-9 + 50e-9));
-  auto m = evaluate(cross, placement, pf, EvaluateOptions{4, {}, false});
+  auto m = evaluate(cross, placement, pf, EvaluateOptions{4, {}, false, nullptr});
   REQUIRE(m.ok());
   CHECK(m->cross_package_bytes == 1000);
   CHECK(m->predicted_comm_time_max == Approx(3e-6));
@@ -269,7 +269,7 @@ TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
     do {
       std::vector<Placement> pl;
       for (int r = 0; r < 6; ++r) pl.push_back({perm[r], 0});
-      auto m = evaluate(t, pl, pf, EvaluateOptions{1, {}, false});
+      auto m = evaluate(t, pl, pf, EvaluateOptions{1, {}, false, nullptr});
       REQUIRE(m.ok());
       best_hb = std::min(best_hb, m->hop_bytes);
       best_w = std::min(best_w, m->weighted_cost);
@@ -290,7 +290,7 @@ TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
   }());
   std::vector<Placement> identity;
   for (int r = 0; r < 8; ++r) identity.push_back({r, 0});
-  auto m = evaluate(t, identity, ring, EvaluateOptions{1, {}, true});
+  auto m = evaluate(t, identity, ring, EvaluateOptions{1, {}, true, nullptr});
   REQUIRE(m.ok());
   CHECK(m->hop_bytes == 80);
   CHECK(m->lower_bound_hop_bytes == 80);
@@ -340,7 +340,7 @@ TEST_CASE("lower bound: a shared memo gives every mapping the bound it would get
   const Traffic t = traffic_of(4, {{0, 1, 1, 10}, {2, 3, 1, 10}});
   const std::vector<Placement> spread = {{0, 0}, {1, 0}, {2, 0}, {3, 0}};
   const std::vector<Placement> paired = {{0, 0}, {0, 1}, {2, 0}, {2, 1}};
-  EvaluateOptions o{1, {}, true};
+  EvaluateOptions o{1, {}, true, nullptr};
   o.bound_memo = make_lower_bound_memo();
   for (int round = 0; round < 2; ++round) {
     auto a = evaluate(t, spread, pf, o);
