@@ -605,12 +605,13 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                                          ? Candidate{paired.name, c.node_of, c.score}
                                          : cands[so_far];
           std::atomic<bool> pairs_ended{false}, walk_ended{false};
+          const int each = std::max(1, p.threads / 2);
           detail::parallel_for(2, p.threads, [&](size_t n) {
             if (n == 0) {
-              search_pairs(1, &walk_ended);
+              search_pairs(each, &walk_ended);
               pairs_ended.store(true, std::memory_order_release);
             } else {
-              early_walk = plateau_walk(expected, 1, &pairs_ended);
+              early_walk = plateau_walk(expected, each, &pairs_ended);
               walk_ended.store(true, std::memory_order_release);
             }
           });

@@ -442,10 +442,12 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     }
   } stop_lanes{go, pool};
 
+  bool spare_taken = false;  // the spare thread came (whether a lane got it or not)
   for (std::int64_t step = 1; work > 0; ++step) {
-    if (spare_thread && threaded + 1 < lane_count && threaded == static_cast<int>(pool.size()) &&
-        spare_thread->load(std::memory_order_acquire) && start_lane(threaded + 1))
-      ++threaded;
+    if (spare_thread && !spare_taken && spare_thread->load(std::memory_order_acquire)) {
+      spare_taken = true;
+      if (threaded + 1 < lane_count && start_lane(threaded + 1)) ++threaded;
+    }
     done.store(0, std::memory_order_relaxed);
     go.store(step, std::memory_order_release);
     scan(lanes[0], true, step);
