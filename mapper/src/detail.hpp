@@ -237,6 +237,18 @@ struct NetworkScore {
 };
 NetworkScore network_score(const Traffic& traffic, const Network& torus, const std::vector<int>& node_of);
 
+// The time model's parts per rank (predicted_rank_times = latency +
+// transfer): `latency`, its messages' latencies one after the other;
+// `latency_overlapped`, the same messages with every partner's in parallel
+// (the largest messages x latency of one partner: a halo exchange's
+// nonblocking sends overlap); `transfer`, until its last flow has arrived
+// with the links shared. The profile does not say which a program does.
+struct RankTimeParts {
+  std::vector<double> latency, latency_overlapped, transfer;
+};
+RankTimeParts predicted_rank_time_parts(const Traffic& traffic, const std::vector<Placement>& placement,
+                                        const Platform& platform);
+
 // Node flows (directed, merged) of a node assignment.
 std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of);
 

@@ -387,9 +387,10 @@ std::vector<double> shared_finish_times(const std::vector<std::int64_t>& start, 
 
 }  // namespace
 
-std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
-                                         const Platform& platform, const EvaluateOptions& options) {
-  (void)options;  // nothing in it concerns the time model
+namespace detail {
+
+RankTimeParts predicted_rank_time_parts(const Traffic& traffic, const std::vector<Placement>& placement,
+                                        const Platform& platform) {
   const Network& torus = platform.net();
   const LatencyModel& lat = platform.latency;
   const IntraNodeCosts& intra = platform.intra_node;
@@ -417,7 +418,17 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
   // each flow's shared time in turn would count the sharing among its own
   // flows twice: two flows at half the link take as long as one after the
   // other at the whole link).
-  std::vector<double> time(placement.size(), 0.0), transfer(placement.size(), 0.0);
+  RankTimeParts parts;
+  std::vector<double>& time = parts.latency;
+  std::vector<double>& transfer = parts.transfer;
+  std::vector<double>& overlapped = parts.latency_overlapped;
+  time.assign(placement.size(), 0.0);
+  transfer.assign(placement.size(), 0.0);
+  overlapped.assign(placement.size(), 0.0);
+  auto pay = [&](int src, double messages, double latency) {
+    time[src] += messages * latency;
+    overlapped[src] = std::max(overlapped[src], messages * latency);
+  };
   // Inter-node flows that carry bytes share links; each gets a weight of
   // 1 / its route latency, as SimGrid's network model weighs a flow (with
   // rankmap-sim's network/weight-S:0), so a longer route gets less of a
@@ -435,11 +446,11 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
     if (a == b) {
       const std::int64_t socket = socket_link(f);
       if (socket < 0) {
-        time[f.src] += f.messages * intra.shm_lat;
+        pay(f.src, f.messages, intra.shm_lat);
         transfer[f.src] = std::max(transfer[f.src], f.bytes / intra.shm_bw);
         continue;
       }
-      time[f.src] += f.messages * intra.socket_lat;
+      pay(f.src, f.messages, intra.socket_lat);
       if (!(f.bytes > 0)) continue;
       ++start[static_cast<size_t>(socket) + 1];
       flow_index.push_back(static_cast<int>(i));
@@ -449,7 +460,7 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
     }
     torus.route(a, b, hops);
     const double latency = lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop;
-    time[f.src] += f.messages * latency;
+    pay(f.src, f.messages, latency);
     if (!(f.bytes > 0)) continue;
     for (const Hop& h : hops) ++start[static_cast<size_t>(h.link) + 1];
     flow_index.push_back(static_cast<int>(i));
@@ -475,8 +486,17 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
     const int src = traffic.flows[static_cast<size_t>(flow_index[k])].src;
     transfer[src] = std::max(transfer[src], finish[k]);
   }
-  for (size_t r = 0; r < time.size(); ++r) time[r] += transfer[r];
-  return time;
+  return parts;
+}
+
+}  // namespace detail
+
+std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
+                                         const Platform& platform, const EvaluateOptions& options) {
+  (void)options;  // nothing in it concerns the time model
+  detail::RankTimeParts parts = detail::predicted_rank_time_parts(traffic, placement, platform);
+  for (size_t r = 0; r < parts.latency.size(); ++r) parts.latency[r] += parts.transfer[r];
+  return std::move(parts.latency);
 }
 
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,

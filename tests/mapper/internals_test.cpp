@@ -95,6 +95,28 @@ TEST_CASE("internals: parallel_for runs every index once and rethrows the lowest
   CHECK(detail::available_threads() >= 1);
 }
 
+TEST_CASE("internals: the time model's latencies in turn and overlapped across partners") {
+  // Rank 0 (node 0) sends 3 messages to rank 1 (node 1, one hop) and 1 to
+  // rank 2 (node 2, two hops) and 2 to rank 3 (its own node); no bytes.
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns shm-lat=300ns");
+  Traffic t;
+  t.ranks = 4;
+  t.flows = {{0, 1, 3, 0}, {0, 2, 1, 0}, {0, 3, 2, 0}, {1, 0, 1, 1000}};
+  REQUIRE(t.check().ok());
+  const std::vector<Placement> placement = {{0, 0}, {1, 0}, {2, 0}, {0, 1}};
+  const detail::RankTimeParts parts = detail::predicted_rank_time_parts(t, placement, pf);
+  CHECK(parts.latency[0] == Approx(3 * 1.1e-6 + 1.2e-6 + 2 * 300e-9));
+  CHECK(parts.latency_overlapped[0] == Approx(3 * 1.1e-6));
+  CHECK(parts.transfer[0] == 0);
+  CHECK(parts.latency[1] == Approx(1.1e-6));
+  CHECK(parts.latency_overlapped[1] == Approx(1.1e-6));
+  CHECK(parts.transfer[1] == Approx(1000 / 1e9));
+  CHECK(parts.latency[2] == 0);
+  // predicted_rank_times is latency in turn plus transfer.
+  const auto times = predicted_rank_times(t, placement, pf);
+  for (size_t r = 0; r < 4; ++r) CHECK(times[r] == Approx(parts.latency[r] + parts.transfer[r]));
+}
+
 TEST_CASE("internals: METIS groups never exceed the capacity, edge cases by hand") {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const CommGraph g = random_graph(61, 4, seed);
