@@ -771,7 +771,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // predicted the slowest rank of a 2D stencil 14% faster, and SimGrid ran
   // the two alike (docs/mapper.md, step 4).
   bool bought_time = false;
-  if (!large && p.preset != Preset::fast) {
+  // (Without bytes between nodes there are no links to agree.)
+  if (!large && p.preset != Preset::fast && best->score.max_link_relative > 0) {
     std::vector<const Candidate*> shortlist{best};
     std::vector<const Candidate*> by_cost;
     for (const Candidate& c : cands)
