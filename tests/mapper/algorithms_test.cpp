@@ -470,7 +470,10 @@ TEST_CASE("algorithms: the default buys predicted time with at most 2% of cost, 
     double cheapest_cost = 1e300;
     for (const Alternative& a : r->alternatives) {
       const double c = metrics(t, pf, a.placement, 4).weighted_cost;
-      if (c < cheapest_cost) cheapest = &a, cheapest_cost = c;
+      if (c < cheapest_cost) {
+        cheapest = &a;
+        cheapest_cost = c;
+      }
     }
     REQUIRE(cheapest != nullptr);
     const Metrics other = metrics(t, pf, cheapest->placement, 4);

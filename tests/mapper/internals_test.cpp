@@ -97,7 +97,8 @@ TEST_CASE("internals: parallel_for runs every index once and rethrows the lowest
 
 TEST_CASE("internals: the time model's latencies in turn and overlapped across partners") {
   // Rank 0 (node 0) sends 3 messages to rank 1 (node 1, one hop) and 1 to
-  // rank 2 (node 2, two hops) and 2 to rank 3 (its own node); no bytes.
+  // rank 2 (node 2, two hops) and 2 to rank 3 (its own node), none with
+  // bytes; rank 1 sends rank 0 one message of 1000 B.
   const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns shm-lat=300ns");
   Traffic t;
   t.ranks = 4;
