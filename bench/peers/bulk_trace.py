@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A bulk-synchronous SimGrid trace of a profile, for profiles without a program.
 
-    bench/peers/bulk_trace.py PROFILE OUTDIR
+    bench/peers/bulk_trace.py PROFILE OUTDIR        (OUTDIR must not exist yet)
     rankmap-sim replay --trace OUTDIR/index.txt -m MACHINE a.map b.map
 
 Synthetic profiles (rankmap synth) and the benchmark's random patterns have no
@@ -15,7 +15,9 @@ exchange's timing, not necessarily the real application's (docs/simulation.md,
 """
 import collections
 import os
+import shutil
 import sys
+import tempfile
 
 
 def main() -> int:
@@ -23,25 +25,45 @@ def main() -> int:
         print(__doc__.strip().splitlines()[2].strip(), file=sys.stderr)
         return 2
     profile, out = sys.argv[1], sys.argv[2]
+    if os.path.exists(out):
+        print(f"{out}: exists; give a new directory", file=sys.stderr)
+        return 2
     sends = collections.defaultdict(list)
     receives = collections.defaultdict(list)
     ranks = 0
-    with open(profile) as f:
-        for number, line in enumerate(f, 1):
-            words = line.split()
-            try:
-                if words and words[0] == "ranks":
-                    ranks = int(words[1])
-                elif words and words[0] == "p2p":
-                    src, dst, messages, size = (int(w) for w in words[1:5])
-                    if messages > 0:
-                        sends[src].append((dst, messages, size // messages))
-                        receives[dst].append((src, messages, size // messages))
-            except (ValueError, IndexError):
-                print(f"{profile}:{number}: not a profile line: {line.strip()}", file=sys.stderr)
-                return 2
+    try:
+        lines = open(profile).read().splitlines()
+    except (OSError, UnicodeDecodeError) as e:
+        print(f"{profile}: cannot read: {e}", file=sys.stderr)
+        return 2
+    for number, line in enumerate(lines, 1):
+        words = line.split()
+        try:
+            if words and words[0] == "ranks":
+                ranks = int(words[1])
+            elif words and words[0] == "p2p":
+                src, dst, messages, size = (int(w) for w in words[1:5])
+                if not (0 <= src < ranks and 0 <= dst < ranks) or messages < 0 or size < 0:
+                    raise ValueError
+                if messages > 0:
+                    sends[src].append((dst, messages, size // messages))
+                    receives[dst].append((src, messages, size // messages))
+        except (ValueError, IndexError):
+            print(f"{profile}:{number}: not a profile line: {line.strip()}", file=sys.stderr)
+            return 2
     rounds = max((m for flows in sends.values() for _, m, _ in flows), default=0)
-    os.makedirs(out, exist_ok=True)
+    # Written next to OUTDIR and renamed when complete: nothing half-written.
+    tmp = tempfile.mkdtemp(prefix=".bulk_trace-", dir=os.path.dirname(os.path.abspath(out)))
+    try:
+        write_trace(tmp, ranks, rounds, sends, receives)
+        os.rename(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return 0
+
+
+def write_trace(out, ranks, rounds, sends, receives):
     with open(os.path.join(out, "index.txt"), "w") as index:
         for r in range(ranks):
             with open(os.path.join(out, f"r{r}.txt"), "w") as f:
@@ -59,7 +81,6 @@ def main() -> int:
                     f.write(f"{r} waitall {requests}\n")
                 f.write(f"{r} finalize\n")
             index.write(f"r{r}.txt\n")
-    return 0
 
 
 if __name__ == "__main__":
