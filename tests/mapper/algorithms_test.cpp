@@ -534,14 +534,21 @@ TEST_CASE("algorithms: the default keeps the job packed where spreading is not p
   // A ring of 128 ranks on half of an 8x8 torus: packed, every inter-node
   // edge is one hop and every directed link carries one flow; spread, the
   // flows stay one per link, so nothing is gained for the extra cost.
+  // A replay still gets the spread job among the alternatives, after the
+  // references: it may see what the model does not.
   const Traffic t = synth_traffic("ring", 128);
   const Platform pf = platform_of("torus=8x8 node=package:2,core:4");
   MapOptions o;
   o.ppn = 4;
+  o.alternatives = 8;
   auto r = map_ranks(t, pf, o);
   REQUIRE(r.ok());
   CHECK_FALSE(has(r->notes, "spread the job"));
   CHECK(metrics(t, pf, r->placement, 4).nodes_used == 32);
+  REQUIRE(r->alternatives.size() >= 5);
+  CHECK(r->alternatives[1].name == "block");
+  CHECK(r->alternatives[4].name == "spread(default)");
+  CHECK(metrics(t, pf, r->alternatives[4].placement, 4).nodes_used == 64);
 }
 
 TEST_CASE("algorithms: the default's mapping does not depend on its thread count") {

@@ -174,7 +174,9 @@ struct MapOutcome {
   std::vector<std::string> notes;     // fallbacks taken, candidates chosen (printed to stderr)
   // The default only, when asked (MapOptions::alternatives): the chosen
   // placement first, then `block`, `paper` and `scotch` (the references),
-  // then the cheapest candidate of each other start family, then the
+  // then, on part of a machine, the job spread over every allocated node
+  // (docs/mapper.md, step 4, "Spread"), then the cheapest candidate of
+  // each other start family, then the
   // cheapest others: distinct node assignments, at most `alternatives` in
   // all. Every one satisfies the same capacities.
   std::vector<Alternative> alternatives;
