@@ -551,6 +551,43 @@ TEST_CASE("algorithms: the default keeps the job packed where spreading is not p
   CHECK(metrics(t, pf, r->alternatives[4].placement, 4).nodes_used == 64);
 }
 
+TEST_CASE("algorithms: the default says when only the latency assumption keeps a job packed") {
+  // A 3D stencil of 128 ranks on half of an 8x8 torus, 1,000 messages of
+  // 64 KiB per neighbour pair. Spread over all 64 nodes its busiest link is
+  // a quarter lighter, and the time model predicts the slowest rank faster
+  // with its latencies overlapped, slower with them in turn (7 partners,
+  // 7,000 messages each): the default keeps it packed and says why, and
+  // that a replay can tell. With 100 messages of 1 MiB both assumptions
+  // agree, and it spreads.
+  SynthSpec s;
+  s.pattern = "stencil3d";
+  s.ranks = 128;
+  s.bytes = 65536;
+  s.messages = 1000;
+  const Traffic many_small = test::synth_traffic(s);
+  const Platform pf = platform_of("torus=8x8 node=package:2,core:4");
+  MapOptions o;
+  o.ppn = 4;
+  auto r = map_ranks(many_small, pf, o);
+  REQUIRE(r.ok());
+  CHECK_FALSE(has(r->notes, "spread the job"));
+  CHECK(metrics(many_small, pf, r->placement, 4).nodes_used == 32);
+  CHECK(has(r->notes,
+            "kept the job on 32 of 64 allocated nodes; spread over all of them (at most 2 ranks each) the time model "
+            "predicts the slowest rank 13.8% slower with its latencies in turn but 11.1% faster with them overlapped "
+            "(busiest link 25.0% lighter, 40.0% more cost), and the profile cannot tell which holds: `rankmap map "
+            "--trace` replays both"));
+  auto big = map_ranks(synth_traffic("stencil3d", 128), pf, o);
+  REQUIRE(big.ok());
+  CHECK(has(big->notes, "spread the job over every allocated node (at most 2 ranks each)"));
+  CHECK_FALSE(has(big->notes, "kept the job"));
+  // A replay is offered the spread job anyway: no note then.
+  o.alternatives = 8;
+  auto replayed = map_ranks(many_small, pf, o);
+  REQUIRE(replayed.ok());
+  CHECK_FALSE(has(replayed->notes, "kept the job"));
+}
+
 TEST_CASE("algorithms: the default's mapping does not depend on its thread count") {
   // Its independent steps run on several threads (Scotch's runs beside the
   // other starts, the searches from each start, the second tabu search
