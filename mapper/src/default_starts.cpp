@@ -17,6 +17,9 @@ constexpr int kCartesianPlaced = 3;         // of them placed by bisection; fold
 // neighbours (a stencil: all of it; random partners: almost none).
 constexpr double kCartesianLargeAffinity = 0.25;
 constexpr std::int64_t kCartesianWork = 50'000'000;  // edge visits scoring grid tilings
+// The scaled grid start: only where the likeliest grid carries this share of
+// the traffic between its neighbours (a halo or wavefront code).
+constexpr double kScaledGridAffinity = 0.5;
 constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to this many groups
 
 }  // namespace
@@ -164,6 +167,7 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       // the bisection places the best few, folding is tried on all.
       // `order`: where the groupings are of a renumbered graph, the rank at
       // each of its vertices (their groups are carried back to the ranks).
+      // Returns how many groupings folded onto the torus.
       auto place_groupings = [&](const std::vector<GridGrouping>& groupings, const std::vector<int>* order,
                                  const std::string& family) {
         int placed = 0, folded = 0;
@@ -202,11 +206,12 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
             }
           }
         }
+        return folded;
       };
       const std::int64_t work = large ? kCartesianWork / 5 : kCartesianWork;
       const double affinity = large ? kCartesianLargeAffinity : 0;
       const std::vector<GridGrouping> numbered_grid = cartesian_groupings(g, ppn, kCartesianGroupings, work, affinity);
-      place_groupings(numbered_grid, nullptr, "cartesian");
+      int folded = place_groupings(numbered_grid, nullptr, "cartesian");
       // A grid numbered otherwise than row-major (grid_recognition.cpp): its
       // tilings, where they cut less than the numbering's best.
       std::vector<int> grid_dims;
@@ -220,9 +225,21 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
         for (const GridGrouping& gg : found) found_cut = std::min(found_cut, gg.cut);
         if (found_cut < numbered_cut * (1 - 1e-3)) {
           say("node groups tiling a grid found in the graph");
-          place_groupings(found, &order, "grid");
+          folded += place_groupings(found, &order, "grid");
         }
       }
+      // A grid no tiling folds onto the torus (its blocks do not multiply
+      // to a box: a 20x10 grid at 4 per node on 8x8 nodes; or ppn does not
+      // divide the ranks): laid onto it in proportion instead, so that grid
+      // neighbours still land on the same or neighbouring nodes.
+      if (folded == 0 && !large)
+        if (const Torus* t = torus.as_torus()) {
+          ScaledGrid scaled = scaled_grid_start(g, *t, p.allocation, kScaledGridAffinity);
+          if (!scaled.node_of.empty()) {
+            say("the rank grid scaled onto the torus");
+            cands.push_back(Candidate{"scaled[" + scaled.name + "]", std::move(scaled.node_of), {}});
+          }
+        }
     }
     for (int i = 0; i < seeds; ++i) {
       const std::uint64_t seed = derived_seed(p.seed, i);

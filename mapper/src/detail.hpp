@@ -91,6 +91,21 @@ CommGraph renumbered(const CommGraph& graph, const std::vector<int>& order);
 std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
                                   const std::vector<int>& nodes);
 
+// The ranks of the likeliest row-major 2D or 3D process grid (the shape with
+// the most weight between grid neighbours, at least `min_affinity` of the
+// total) laid onto the whole torus in proportion: each grid dimension onto
+// torus dimensions (walked as a boustrophedon when several), coordinate x of
+// a side D at (x + 1/2) D' / D of the walk's length D', then each node held
+// to its slots (enforce_node_capacity); the assignment of lowest weighted
+// cost. Empty when the allocation is not the whole torus or no shape
+// qualifies. `name`: the grid shape, e.g. "20x10".
+struct ScaledGrid {
+  std::string name;
+  std::vector<int> node_of;
+};
+ScaledGrid scaled_grid_start(const CommGraph& graph, const Torus& torus, const Allocation& allocation,
+                             double min_affinity);
+
 // The allocated nodes along a boustrophedon walk of the torus (consecutive
 // nodes are neighbours; the dimension with the most links runs fastest).
 std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes);

@@ -827,6 +827,50 @@ TEST_CASE("internals: a block grid folds onto torus dimensions whose sizes multi
   CHECK(detail::embed_block_grid(grid, {4, 4}, test::torus_of(pf), {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}).empty());
 }
 
+TEST_CASE("internals: the rank grid scaled onto the torus keeps grid neighbours close within each node's slots") {
+  // A 6x6 periodic grid on a 3x3 torus at 4 per node: coordinate x lands at
+  // (2x + 1) 3 / 12 = x / 2, i.e. 2x2 blocks on the 3x3 nodes. Of the 72
+  // edges the 36 inside blocks cost nothing, the other 36 join neighbouring
+  // blocks one hop apart.
+  {
+    const Platform pf = platform_of("torus=3x3 node=core:4");
+    const CommGraph grid = periodic_grid(6, 6, {{0, 1}, {1, 0}});
+    const detail::ScaledGrid s =
+        detail::scaled_grid_start(grid, test::torus_of(pf), uniform(pf.net(), iota_nodes(9), 4), 0.5);
+    REQUIRE(s.node_of.size() == 36);
+    CHECK(s.name == "6x6");
+    for (int r = 0; r < 36; ++r)
+      for (int q = 0; q < 36; ++q)
+        CHECK((s.node_of[r] == s.node_of[q]) == ((r / 6) / 2 == (q / 6) / 2 && (r % 6) / 2 == (q % 6) / 2));
+    CHECK(detail::weighted_cost(grid, pf.net(), s.node_of) == 36);
+  }
+  // A 20x10 periodic grid at 4 per node on 8x8 nodes (256 slots), which no
+  // tiling folds onto (its 2x2 blocks form a 10x5 grid): the sides scale
+  // to tiles of 2-3 by 1-2 ranks, a node holds at most its 4, and most grid
+  // edges stay inside a node or cross one link.
+  {
+    const Platform pf = platform_of("torus=8x8 node=core:4");
+    const CommGraph grid = periodic_grid(20, 10, {{0, 1}, {1, 0}});
+    const detail::ScaledGrid s =
+        detail::scaled_grid_start(grid, test::torus_of(pf), uniform(pf.net(), iota_nodes(64), 4), 0.5);
+    REQUIRE(s.node_of.size() == 200);
+    CHECK(s.name == "20x10");
+    std::vector<int> load(64, 0);
+    for (int a : s.node_of) ++load[static_cast<size_t>(a)];
+    CHECK(*std::max_element(load.begin(), load.end()) == 4);
+    int near = 0;
+    for (int u = 0; u < 200; ++u)
+      for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e)
+        if (grid.adjncy[e] > u && pf.net().hops(s.node_of[u], s.node_of[grid.adjncy[e]]) <= 1) ++near;
+    CHECK(near == 376);  // of the 400 edges (the capacity repair moves the rest)
+    // Not where the allocation is part of the torus, nor on traffic that is
+    // not a grid's.
+    CHECK(detail::scaled_grid_start(grid, test::torus_of(pf), uniform(pf.net(), iota_nodes(60), 4), 0.5).node_of.empty());
+    CHECK(detail::scaled_grid_start(random_graph(200, 4, 1), test::torus_of(pf), uniform(pf.net(), iota_nodes(64), 4), 0.5)
+              .node_of.empty());
+  }
+}
+
 TEST_CASE("internals: a block grid folds into a box of allocated nodes when the job needs fewer nodes") {
   // A 4x4 periodic grid of blocks on a 4x4x4 torus: 16 of 64 nodes. It
   // folds into a 4x4x1 layer, whose rings keep even the wrap-around edges
