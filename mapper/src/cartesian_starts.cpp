@@ -93,8 +93,13 @@ void walk_coords(long long index, const std::vector<int>& sizes, std::vector<int
 // Every 2D and 3D shape of n ranks (each side >= 2) with its affinity: the
 // weight between grid neighbours (rank distance one stride of a dimension,
 // or its wrap-around) if the ranks were numbered row-major along it, judged
-// from a histogram of rank distances.
-std::vector<std::pair<std::vector<int>, double>> grid_shapes(const CommGraph& graph) {
+// from a histogram of rank distances; and that weight per dimension.
+struct GridShape {
+  std::vector<int> dims;
+  double affinity = 0;
+  std::vector<double> along;  // per dimension
+};
+std::vector<GridShape> grid_shapes(const CommGraph& graph) {
   const int n = graph.vertices;
   std::vector<std::vector<int>> shapes;
   std::vector<int> prefix;
@@ -110,16 +115,19 @@ std::vector<std::pair<std::vector<int>, double>> grid_shapes(const CommGraph& gr
     for (; it != by_distance.end() && it->first == distance; ++it) w += it->second;
     return w;
   };
-  std::vector<std::pair<std::vector<int>, double>> out;
+  std::vector<GridShape> out;
   for (std::vector<int>& shape : shapes) {
-    double affinity = 0;
+    GridShape g;
+    g.along.assign(shape.size(), 0.0);
     long long stride = 1;
     for (size_t j = shape.size(); j-- > 0;) {
-      affinity += weight_at(stride);
-      if (shape[j] > 2) affinity += weight_at(stride * (shape[j] - 1));
+      g.along[j] = weight_at(stride);
+      if (shape[j] > 2) g.along[j] += weight_at(stride * (shape[j] - 1));
+      g.affinity += g.along[j];
       stride *= shape[j];
     }
-    out.push_back({std::move(shape), affinity});
+    g.dims = std::move(shape);
+    out.push_back(std::move(g));
   }
   return out;
 }
@@ -136,9 +144,9 @@ std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, i
   // implausible ones, not the true grid.
   std::vector<std::vector<int>> shapes;
   std::vector<double> affinity;
-  for (auto& [shape, a] : grid_shapes(graph)) {
-    shapes.push_back(std::move(shape));
-    affinity.push_back(a);
+  for (GridShape& shape : grid_shapes(graph)) {
+    shapes.push_back(std::move(shape.dims));
+    affinity.push_back(shape.affinity);
   }
   std::vector<int> prefix;
   if (shapes.empty() || *std::max_element(affinity.begin(), affinity.end()) < min_affinity * graph.total_weight())
@@ -330,19 +338,24 @@ ScaledGrid scaled_grid_start(const CommGraph& graph, const Torus& torus, const A
   // if that is most of the traffic (a grid code, not random partners).
   // Shapes within 1% of the total weight of it tie (a few small messages
   // at other rank distances, e.g. of collectives, must not make a 8x5x5
-  // out of a 8x25 grid): the first of them, fewer dimensions first.
-  const std::vector<std::pair<std::vector<int>, double>> shapes = grid_shapes(graph);
+  // out of a 8x25 grid): the first of them, fewer dimensions first. Every
+  // dimension must carry 1% of the weight: a ring numbered in order has all
+  // of it at distance 1, as every shape's last dimension would, and is no
+  // 3x7 grid.
+  const double total = graph.total_weight();
+  const std::vector<GridShape> shapes = grid_shapes(graph);
   double most = 0;
-  for (const auto& [shape, a] : shapes) most = std::max(most, a);
+  for (const GridShape& shape : shapes) most = std::max(most, shape.affinity);
   std::vector<int> dims;
   double best_affinity = 0;
-  for (const auto& [shape, a] : shapes)
-    if (a >= most - 0.01 * graph.total_weight()) {
-      dims = shape;
-      best_affinity = a;
+  for (const GridShape& shape : shapes)
+    if (shape.affinity >= most - 0.01 * total &&
+        std::all_of(shape.along.begin(), shape.along.end(), [&](double w) { return w >= 0.01 * total; })) {
+      dims = shape.dims;
+      best_affinity = shape.affinity;
       break;
     }
-  if (dims.empty() || best_affinity < min_affinity * graph.total_weight()) return out;
+  if (dims.empty() || best_affinity < min_affinity * total) return out;
   const size_t k = dims.size();
   const int nd = torus.dims();
   std::vector<int> tdims;

@@ -868,6 +868,12 @@ TEST_CASE("internals: the rank grid scaled onto the torus keeps grid neighbours 
     CHECK(detail::scaled_grid_start(grid, test::torus_of(pf), uniform(pf.net(), iota_nodes(60), 4), 0.5).node_of.empty());
     CHECK(detail::scaled_grid_start(random_graph(200, 4, 1), test::torus_of(pf), uniform(pf.net(), iota_nodes(64), 4), 0.5)
               .node_of.empty());
+    // Nor on a ring numbered in order: all its weight is at rank distance 1,
+    // as along the last dimension of every shape (8x25, 10x20, ...), and
+    // none along the others.
+    CHECK(detail::scaled_grid_start(synth_graph("ring", 200, 0, 1), test::torus_of(pf),
+                                    uniform(pf.net(), iota_nodes(64), 4), 0.5)
+              .node_of.empty());
   }
 }
 
