@@ -93,7 +93,8 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
 
 // The ranks of the likeliest row-major 2D or 3D process grid (the shape with
 // the most weight between grid neighbours, at least `min_affinity` of the
-// total) laid onto the whole torus in proportion: each grid dimension onto
+// total; near-ties to fewer dimensions; each dimension carrying some of it)
+// laid onto the whole torus in proportion: each grid dimension onto
 // torus dimensions (walked as a boustrophedon when several), coordinate x of
 // a side D at (x + 1/2) D' / D of the walk's length D', then each node held
 // to its slots (enforce_node_capacity); the assignment of lowest weighted
