@@ -877,16 +877,23 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       auto spread_faster = [](const SlowestRank& a, const SlowestRank& than) {
         return a.in_turn < than.in_turn && a.overlapped <= than.overlapped * (1 - kTimeMinGain);
       };
+      // A spread job against the choice, in percent (negative: less).
+      struct Change {
+        double in_turn, overlapped, link, cost;
+      };
+      auto change = [&](const Candidate& c, const SlowestRank& time) {
+        return Change{100 * (time.in_turn / best_time.in_turn - 1), 100 * (time.overlapped / best_time.overlapped - 1),
+                      100 * (c.score.max_link_relative / best->score.max_link_relative - 1),
+                      100 * (c.score.weighted_cost / best->score.weighted_cost - 1)};
+      };
       // Verbose: why a spread job is or is not taken.
       auto say_against = [&](const char* what, const Candidate& c, const SlowestRank& time) {
+        const Change d = change(c, time);
         char line[220];
         std::snprintf(line, sizeof line,
                       "%s against the choice: slowest rank %+.1f%% (%+.1f%% with overlapped latencies), "
                       "busiest link %+.1f%%, cost %+.1f%%",
-                      what, 100 * (time.in_turn / best_time.in_turn - 1),
-                      100 * (time.overlapped / best_time.overlapped - 1),
-                      100 * (c.score.max_link_relative / best->score.max_link_relative - 1),
-                      100 * (c.score.weighted_cost / best->score.weighted_cost - 1));
+                      what, d.in_turn, d.overlapped, d.link, d.cost);
         say(line);
       };
       auto qualifies = [&](const Candidate& c, const SlowestRank& time) {
@@ -953,15 +960,12 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           spread = std::move(*quick);
       }
       if (!spread.node_of.empty()) {
-        const SlowestRank t = slowest_rank(spread);
+        const Change d = change(spread, slowest_rank(spread));
         char note[240];
         std::snprintf(note, sizeof note,
                       "spread the job over every allocated node (at most %d rank%s each): the time model predicts "
                       "%.1f%% faster (%.1f%% with overlapped latencies), busiest link %.1f%% lighter, for %.1f%% more cost",
-                      thin->max_slots(), thin->max_slots() == 1 ? "" : "s", 100 * (1 - t.in_turn / best_time.in_turn),
-                      100 * (1 - t.overlapped / best_time.overlapped),
-                      100 * (1 - spread.score.max_link_relative / best->score.max_link_relative),
-                      100 * (spread.score.weighted_cost / best->score.weighted_cost - 1));
+                      thin->max_slots(), thin->max_slots() == 1 ? "" : "s", -d.in_turn, -d.overlapped, -d.link, d.cost);
         out.notes.push_back(note);
         best = &spread;
         bought_time = true;
@@ -969,6 +973,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         std::vector<char> used(static_cast<size_t>(torus.nodes()), 0);
         for (int n : best->node_of) used[static_cast<size_t>(n)] = 1;
         const auto packed_nodes = std::count(used.begin(), used.end(), 1);
+        const Change d = change(undecided, undecided_time);
         char note[400];
         std::snprintf(note, sizeof note,
                       "kept the job on %d of %d allocated nodes; spread over all of them (at most %d rank%s each) the "
@@ -976,10 +981,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                       "with them overlapped (busiest link %.1f%% lighter, %.1f%% more cost), and the profile cannot "
                       "tell which holds: `rankmap map --trace` replays both",
                       static_cast<int>(packed_nodes), static_cast<int>(nodes.size()), thin->max_slots(),
-                      thin->max_slots() == 1 ? "" : "s", 100 * (undecided_time.in_turn / best_time.in_turn - 1),
-                      100 * (1 - undecided_time.overlapped / best_time.overlapped),
-                      100 * (1 - undecided.score.max_link_relative / best->score.max_link_relative),
-                      100 * (undecided.score.weighted_cost / best->score.weighted_cost - 1));
+                      thin->max_slots() == 1 ? "" : "s", d.in_turn, -d.overlapped, -d.link, d.cost);
         out.notes.push_back(note);
       }
     }
