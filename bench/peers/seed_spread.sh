@@ -11,7 +11,10 @@
 #   bench/peers/seed_spread.sh "cg 192" "ring 128"  (any --filter texts)
 #
 # Environment: RANKMAP_BENCH_BUILD (default <repo>/build-peers; the driver must
-# be built), RANKMAP_BENCH_VENV (default /opt/rankmap-bench-venv).
+# be built), RANKMAP_BENCH_VENV (default /opt/rankmap-bench-venv), SEEDS (how
+# many seeds, 1, 2, ...; default 5, as in the peer benchmark: the spread of 5
+# seeds understated that of 16 by 1.2-5x on recorded CG, ADI and sparse, so
+# compare two versions at 10 or more before calling a change an improvement).
 # CPU per seed = the driver's user time / the runs it made (instance set-up
 # included, so a slight overestimate).
 set -euo pipefail
@@ -33,7 +36,7 @@ cd "$repo"
 printf '%-44s %12s %8s %10s %8s %9s  %s\n' instance "hop-bytes" spread "max link" spread "cpu/seed" "per seed: hop-bytes/max link (ms)"
 for filter in "$@"; do
   /usr/bin/time -f "USER %U" -o "$scratch/time" "$driver" --python "$venv/bin/python" --recorded-dir bench/profiles \
-    --tool "rankmap (default)" --filter "$filter" --markdown "$scratch/tables.md" > "$scratch/out" 2>&1 || {
+    --tool "rankmap (default)" --filter "$filter" --spread-seeds "${SEEDS:-5}" --markdown "$scratch/tables.md" > "$scratch/out" 2>&1 || {
     echo "seed_spread.sh: the driver failed on \"$filter\":" >&2
     tail -5 "$scratch/out" >&2
     exit 1
