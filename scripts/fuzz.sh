@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The fuzzing pass of scripts/test.sh: builds the libFuzzer harnesses of the
-# three readers (profile, mapping, machine; fuzz/) with clang, AddressSanitizer
+# four readers (profile, mapping, machine, trace; fuzz/) with clang, AddressSanitizer
 # and UBSan into ./build-fuzz, and runs each for RANKMAP_FUZZ_SECONDS (default
 # 60) from its seed corpus and dictionary. Any crash, sanitizer report, leak,
 # timeout (10 s per input) or out-of-memory (2 GB) fails the pass; the input
@@ -15,11 +15,11 @@ CC=clang CXX=clang++ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Re
   -DRANKMAP_BUILD_TESTS=OFF -DRANKMAP_BUILD_COMMPROF=OFF -DRANKMAP_BUILD_BENCH=OFF \
   -DMPI_C_COMPILER=/usr/bin/mpicc.mpich -DMPI_CXX_COMPILER=/usr/bin/mpicxx.mpich \
   -DMPI_Fortran_COMPILER=/usr/bin/mpif90.mpich -DMPIEXEC_EXECUTABLE=/usr/bin/mpiexec.mpich >/dev/null
-cmake --build "$build" --parallel "$(nproc)" --target fuzz_profile fuzz_mapping fuzz_machine
+cmake --build "$build" --parallel "$(nproc)" --target fuzz_profile fuzz_mapping fuzz_machine fuzz_trace
 export ASAN_OPTIONS="detect_leaks=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 failed=0
-for reader in profile mapping machine; do
+for reader in profile mapping machine trace; do
   # New inputs go to a scratch corpus; the repository's seed corpus is only read.
   scratch="$build/fuzz/corpus-$reader"
   mkdir -p "$scratch"

@@ -2,7 +2,7 @@
 # README command 2: install dependencies, build, run every test.
 # First the sanitizer pass (ASan + UBSan over everything that runs without MPI
 # processes; RANKMAP_SANITIZE=0 skips it), then the fuzzing pass (libFuzzer on
-# the three readers, 60 s each; RANKMAP_FUZZ_SECONDS=0 skips it), then the
+# the four readers, 60 s each; RANKMAP_FUZZ_SECONDS=0 skips it), then the
 # whole suite in ./build, whose CTest summary is the last line printed.
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"

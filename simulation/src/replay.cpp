@@ -103,16 +103,17 @@ struct LineChecker {
   }
 };
 
+// (src, dst) -> messages, bytes
+using PairSends = std::map<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>>;
+
 struct FileCounts {
   std::uint64_t actions = 0, compute = 0, collectives = 0, derived = 0;
   double flops = 0;
-  std::map<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>> sends;  // (src, dst) -> messages, bytes
+  PairSends sends;
 };
 
-Status check_action_file(const std::string& path, int rank, int ranks, FileCounts& counts) {
-  auto content = read_input_file(path);
-  if (!content) return content.error();
-  const std::string& body = *content;
+// One rank's action file, `body`, named `path` in errors.
+Status check_action_text(const std::string& body, const std::string& path, int rank, int ranks, FileCounts& counts) {
   int default_size = 1;  // MPI_BYTE unless "init" names a type (then MPI_DOUBLE), as SimGrid's InitAction
   bool seen_action = false;
   size_t line_no = 0, begin = 0;
@@ -245,6 +246,30 @@ Status check_action_file(const std::string& path, int rank, int ranks, FileCount
   return Ok{};
 }
 
+Status check_action_file(const std::string& path, int rank, int ranks, FileCounts& counts) {
+  auto content = read_input_file(path);
+  if (!content) return content.error();
+  return check_action_text(*content, path, rank, ranks, counts);
+}
+
+// Adds one rank's counts to the trace and its pairs.
+void add_counts(const FileCounts& counts, Trace& trace, PairSends& sends) {
+  trace.actions += counts.actions;
+  trace.compute_actions += counts.compute;
+  trace.compute_flops += counts.flops;
+  trace.collective_actions += counts.collectives;
+  trace.derived_datatype_actions += counts.derived;
+  for (const auto& [pair, v] : counts.sends) {
+    auto& s = sends[pair];
+    s.first += v.first;
+    s.second += v.second;
+  }
+}
+
+void set_pairs(const PairSends& sends, Trace& trace) {
+  for (const auto& [pair, v] : sends) trace.p2p.push_back(PairTraffic{pair.first, pair.second, v.first, v.second});
+}
+
 std::string resolve(const std::string& entry, const fs::path& index_dir) {
   fs::path p(entry);
   if (p.is_absolute()) return p.lexically_normal().string();
@@ -289,7 +314,7 @@ Result<Trace> read_trace(const std::string& index_path) {
   if (trace.rank_files.size() > static_cast<size_t>(limits::kMaxRanks))
     return located_error(index_path, "more than " + std::to_string(limits::kMaxRanks) + " ranks");
   const int ranks = trace.ranks();
-  std::map<std::pair<int, int>, std::pair<std::uint64_t, std::uint64_t>> sends;
+  PairSends sends;
   for (int r = 0; r < ranks; ++r) {
     const std::string& file = trace.rank_files[static_cast<size_t>(r)];
     std::error_code ec;
@@ -298,18 +323,28 @@ Result<Trace> read_trace(const std::string& index_path) {
                            "rank " + std::to_string(r) + "'s action file " + file + " does not exist");
     FileCounts counts;
     if (Status st = check_action_file(file, r, ranks, counts); !st) return st.error();
-    trace.actions += counts.actions;
-    trace.compute_actions += counts.compute;
-    trace.compute_flops += counts.flops;
-    trace.collective_actions += counts.collectives;
-    trace.derived_datatype_actions += counts.derived;
-    for (const auto& [pair, v] : counts.sends) {
-      auto& s = sends[pair];
-      s.first += v.first;
-      s.second += v.second;
-    }
+    add_counts(counts, trace, sends);
   }
-  for (const auto& [pair, v] : sends) trace.p2p.push_back(PairTraffic{pair.first, pair.second, v.first, v.second});
+  set_pairs(sends, trace);
+  return trace;
+}
+
+Result<Trace> parse_action_texts(const std::vector<std::string>& texts, const std::vector<std::string>& names) {
+  if (texts.size() != names.size()) return make_error("parse_action_texts: one name per action file");
+  if (texts.empty()) return make_error("trace: no action files");
+  if (texts.size() > static_cast<size_t>(limits::kMaxRanks))
+    return make_error("trace: more than " + std::to_string(limits::kMaxRanks) + " ranks");
+  Trace trace;
+  trace.rank_files = names;
+  const int ranks = trace.ranks();
+  PairSends sends;
+  for (int r = 0; r < ranks; ++r) {
+    FileCounts counts;
+    if (Status st = check_action_text(texts[static_cast<size_t>(r)], names[static_cast<size_t>(r)], r, ranks, counts); !st)
+      return st.error();
+    add_counts(counts, trace, sends);
+  }
+  set_pairs(sends, trace);
   return trace;
 }
 

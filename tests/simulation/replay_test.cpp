@@ -83,6 +83,27 @@ TEST_CASE("a good trace: ranks, counts and point-to-point bytes per pair") {
   CHECK(p.check().ok());
 }
 
+TEST_CASE("action files given as text: the same checks and counts as from files") {
+  auto t = sim::parse_action_texts({kRank0, kRank1}, {"a.txt", "b.txt"});
+  REQUIRE(t.ok());
+  CHECK(t->ranks() == 2);
+  CHECK(t->rank_files == std::vector<std::string>{"a.txt", "b.txt"});
+  CHECK(t->actions == 8 + 7);
+  CHECK(t->compute_flops == 1e6);
+  CHECK(t->collective_actions == 2);
+  REQUIRE(t->p2p.size() == 2);
+  CHECK(t->p2p[0] == PairTraffic{0, 1, 3, 8000 + 64 + 10});
+  CHECK(t->p2p[1] == PairTraffic{1, 0, 1, 10});
+
+  // Errors name the given file and line.
+  auto bad = sim::parse_action_texts({kRank0, "1 init\n1 isend 5 0 8 6\n"}, {"a.txt", "b.txt"});
+  REQUIRE_FALSE(bad.ok());
+  CHECK(bad.error().message == "b.txt:2: partner 5 is not a rank of this 2-rank trace");
+  auto none = sim::parse_action_texts({}, {});
+  REQUIRE_FALSE(none.ok());
+  CHECK(none.error().message == "trace: no action files");
+}
+
 TEST_CASE("derived datatypes are counted: SimGrid replays them as 0 bytes") {
   test::ScratchDir dir("rankmap-replay-test");
   const std::string index = write_trace(dir, {"0 init\n0 sendRecv 1 1 1 1 -1 -1\n", "1 init\n1 sendRecv 1 0 1 0 -1 -1\n"});

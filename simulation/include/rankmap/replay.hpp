@@ -55,6 +55,12 @@ struct Trace {
 // bad line. Blank lines and '#' lines are skipped (as SimGrid's reader does).
 Result<Trace> read_trace(const std::string& index_path);
 
+// The same checks and counts on action files given as text, one per rank in
+// rank order, each named by `names` in errors (and in rank_files): what
+// read_trace does with each file of its index, without the files. For tests
+// and the fuzzer (fuzz/fuzz_trace.cpp).
+Result<Trace> parse_action_texts(const std::vector<std::string>& texts, const std::vector<std::string>& names);
+
 // The traffic of a trace as a profile (p2p lines only, rank lines with the
 // host "trace"), for the evaluator.
 Profile profile_from_trace(const Trace& trace);
