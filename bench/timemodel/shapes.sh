@@ -14,7 +14,7 @@
 #   simulation rankmap-sim run (SimGrid, communication only, as run.sh).
 # The default's own mapping (rankmap map) is scored alongside.
 #
-#   bench/timemodel/shapes.sh              # everything (about 3 minutes)
+#   bench/timemodel/shapes.sh              # everything (about 5 minutes on 2 busy cores)
 #   bench/timemodel/shapes.sh --doc-only   # rewrite the doc section from the last results
 # Environment: RANKMAP_BUILD_DIR (default build-timemodel), RANKMAP_BENCH_OUT
 # (default BUILD/bench-timemodel-shapes), RANKMAP_BENCH_DOC (default
@@ -72,7 +72,6 @@ if [ "${1:-}" != --doc-only ]; then
       done
       maps=(); for n in "${names[@]}"; do maps+=("$d/$n.map"); done
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
-      # shellcheck disable=SC2086
       args=$(example_args "$ex" 128)
       for n in "${names[@]}"; do
         # shellcheck disable=SC2086
