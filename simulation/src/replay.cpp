@@ -112,6 +112,20 @@ struct FileCounts {
   PairSends sends;
 };
 
+// One send of `count` elements of `size` bytes from rank to partner, added
+// to its pair; refused where the pair's bytes would pass 2^53, the largest
+// count a profile holds (limits::kMaxTrafficCount; the mapper computes in
+// doubles).
+Status add_send(PairSends& sends, int rank, int partner, double count, int size, const std::string& where) {
+  auto& pair = sends[{rank, partner}];
+  if (count * size > static_cast<double>(limits::kMaxTrafficCount - pair.second))
+    return located_error(where, "the bytes sent to rank " + std::to_string(partner) + " pass 2^53 = " +
+                                    std::to_string(limits::kMaxTrafficCount) + ", the largest count a profile holds");
+  pair.first += 1;
+  pair.second += static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+  return Ok{};
+}
+
 // One rank's action file, `body`, named `path` in errors.
 Status check_action_text(const std::string& body, const std::string& path, int rank, int ranks, FileCounts& counts) {
   int default_size = 1;  // MPI_BYTE unless "init" names a type (then MPI_DOUBLE), as SimGrid's InitAction
@@ -166,11 +180,8 @@ Status check_action_text(const std::string& body, const std::string& path, int r
         size = *s;
         if (w[5] == "-1") ++counts.derived;
       }
-      if ((name == "send" || name == "isend") && *partner != rank && *count > 0) {
-        auto& pair = counts.sends[{rank, *partner}];
-        pair.first += 1;
-        pair.second += static_cast<std::uint64_t>(*count) * static_cast<std::uint64_t>(size);
-      }
+      if ((name == "send" || name == "isend") && *partner != rank && *count > 0)
+        if (Status st = add_send(counts.sends, rank, *partner, *count, size, where); !st) return st.error();
     } else if (name == "sendRecv") {
       auto send_count = c.number(2, "send count");
       if (!send_count) return send_count.error();
@@ -185,11 +196,8 @@ Status check_action_text(const std::string& body, const std::string& path, int r
         if (i == 6) size = *s;
         if (w[static_cast<size_t>(i)] == "-1") ++counts.derived;
       }
-      if (*dst != rank && *send_count > 0) {
-        auto& pair = counts.sends[{rank, *dst}];
-        pair.first += 1;
-        pair.second += static_cast<std::uint64_t>(*send_count) * static_cast<std::uint64_t>(size);
-      }
+      if (*dst != rank && *send_count > 0)
+        if (Status st = add_send(counts.sends, rank, *dst, *send_count, size, where); !st) return st.error();
     } else if (name == "wait" || name == "test") {
       for (size_t i = 2; i < 4; ++i)
         if (auto r = c.rank(i, i == 2 ? "source" : "destination"); !r) return r.error();
@@ -232,9 +240,7 @@ Status check_action_text(const std::string& body, const std::string& path, int r
         for (int peer = 0; peer < ranks; ++peer) {
           const double count = *text::parse_double(w[v ? 3 + static_cast<size_t>(peer) : 2]);
           if (peer == rank || !(count > 0)) continue;
-          auto& pair = counts.sends[{rank, peer}];
-          pair.first += 1;
-          pair.second += static_cast<std::uint64_t>(count) * static_cast<std::uint64_t>(size);
+          if (Status st = add_send(counts.sends, rank, peer, count, size, where); !st) return st.error();
         }
       }
     } else if (name == "waitall") {

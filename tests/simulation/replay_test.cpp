@@ -99,6 +99,11 @@ TEST_CASE("action files given as text: the same checks and counts as from files"
   auto bad = sim::parse_action_texts({kRank0, "1 init\n1 isend 5 0 8 6\n"}, {"a.txt", "b.txt"});
   REQUIRE_FALSE(bad.ok());
   CHECK(bad.error().message == "b.txt:2: partner 5 is not a rank of this 2-rank trace");
+  // Bytes a profile cannot hold (the mapper computes in doubles) are refused.
+  auto huge = sim::parse_action_texts({"0 init\n0 isend 1 0 1e15 0\n0 isend 1 0 1e15 0\n", "1 init\n"}, {"a.txt", "b.txt"});
+  REQUIRE_FALSE(huge.ok());
+  CHECK(huge.error().message ==
+        "a.txt:3: the bytes sent to rank 1 pass 2^53 = 9007199254740992, the largest count a profile holds");
   auto none = sim::parse_action_texts({}, {});
   REQUIRE_FALSE(none.ok());
   CHECK(none.error().message == "trace: no action files");
