@@ -48,6 +48,15 @@ seconds_since() {  # START [END]
   awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.0f\n", b - a }'
 }
 
+# SimGrid's simulated time in LOG (the output of a `rankmap-sim run`): the
+# last "Simulated time: X seconds" it logs. Fails, naming LOG, when there is
+# none (use it in a plain assignment, so that `set -e` stops the script).
+simulated_seconds() {  # LOG
+  local t; t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$1" | tail -n 1)
+  [ -n "$t" ] || { echo "$bench_script: no simulated time in $1" >&2; return 1; }
+  echo "$t"
+}
+
 # The short id of the commit the repository is at: the code a run measures.
 short_commit() { git -C "$root" rev-parse --short HEAD; }
 

@@ -47,8 +47,7 @@ done
 results="$out/results.txt"   # group program placement old_model new_model simulated
 # One results line: the two models from the evaluate JSON, SimGrid's time from the log.
 emit() {  # group ex name json map simlog
-  local t; t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$6" | tail -n 1)
-  [ -n "$t" ] || { echo "run.sh: no simulated time in $6" >&2; exit 1; }
+  local t; t=$(simulated_seconds "$6")
   python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
 print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), sys.argv[6])' \
     "$4" "$5" "$1" "$2" "$3" "$t" >> "$results"

@@ -77,7 +77,7 @@ if [ "${1:-}" != --doc-only ]; then
         # shellcheck disable=SC2086
         "$sim" run --mapping "$d/$n.map" -- "$build/examples/smpi/$ex" $args > "$d/$n.sim.log" 2>&1 < /dev/null ||
           { echo "shapes.sh: simulation of $group/$ex on $n failed (see $d/$n.sim.log)" >&2; exit 1; }
-        t=$(sed -n 's/.*Simulated time: \([^ ]*\) seconds.*/\1/p' "$d/$n.sim.log" | tail -n 1)
+        t=$(simulated_seconds "$d/$n.sim.log")
         python3 -c 'import json, sys
 r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
 print(*sys.argv[3:8], repr(r["predicted_comm_time_max_seconds"]), sys.argv[8], repr(r["hop_bytes"]), repr(r["max_link_load_seconds"]))' \
