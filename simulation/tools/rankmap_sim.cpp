@@ -4,6 +4,7 @@
 //   rankmap-sim run m.map [--keep DIR] -- ./build/examples/smpi/ring --iters 100
 //   rankmap-sim replay --trace t.txt -m desmos a.map [b.map ...]
 //   rankmap-sim profile --trace t.txt -o app.prof
+//   rankmap-sim bulk-trace -p app.prof -o DIR
 //   rankmap-sim compare block.map a.map [--record t.txt -- ./app | --trace t.txt] [-p app.prof]
 #include <CLI/CLI.hpp>
 
@@ -15,10 +16,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <unistd.h>
 
 #include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/bulk_trace.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/compare.hpp"
 #include "rankmap/mapping.hpp"
@@ -279,6 +282,24 @@ int sim_main(int argc, char** argv) {
   profile->add_option("--trace", profile_trace, "trace index file")->required();
   cli::add_output(*profile, profile_out, "profile to write")->required();
 
+  std::string bulk_profile, bulk_out;
+  sim::BulkTraceOptions bulk_options;
+  bool bulk_whole = false;
+  CLI::App* bulk = app.add_subcommand(
+      "bulk-trace", "write a profile's point-to-point traffic as a bulk-synchronous program (a trace for replay)");
+  cli::add_profile(*bulk, bulk_profile);
+  cli::add_output(*bulk, bulk_out, "directory to create: index.txt and one action file per rank")->required();
+  bulk->add_option("--max-rounds", bulk_options.max_rounds,
+                   "at most this many rounds (0: no limit); above it message counts are scaled down")
+      ->check(cli::unsigned_integer())
+      ->capture_default_str();
+  bulk->add_option("--min-rounds", bulk_options.min_rounds,
+                   "repeated rounds are written once, but at least this many rounds are kept")
+      ->check(cli::unsigned_integer())
+      ->capture_default_str();
+  bulk->add_flag("--whole", bulk_whole, "every message of the profile: no round written once, no limit");
+  bulk->footer("Details: docs/simulation.md, \"Replaying a profile\"");
+
   CompareArgs compare_args;
   sim::ReplayOptions compare_options;
   CLI::App* compare = app.add_subcommand(
@@ -323,6 +344,16 @@ int sim_main(int argc, char** argv) {
     inputs.push_back(profile_trace);
     cli::take(refuse_to_overwrite_inputs({profile_out}, inputs));
     cli::take(write_profile(profile_out, sim::profile_from_trace(trace)), profile_out);
+    return 0;
+  }
+  if (*bulk) {
+    if (bulk_whole) bulk_options = {0, std::numeric_limits<std::uint64_t>::max()};
+    Profile p = cli::take(read_profile(bulk_profile));
+    sim::BulkTrace trace = cli::take(sim::bulk_trace(p.ranks, p.p2p, bulk_options), bulk_profile);
+    const std::string index = cli::take(sim::write_action_files(bulk_out, trace.texts));
+    std::printf("%s: %d ranks, %llu rounds, message counts divided by %llu%s\n", index.c_str(), p.ranks,
+                static_cast<unsigned long long>(trace.rounds), static_cast<unsigned long long>(trace.divisor),
+                trace.exact ? "" : " (rounded: the pairs' shares of the traffic are approximate)");
     return 0;
   }
   if (*replay) {
