@@ -9,6 +9,8 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -17,6 +19,7 @@
 
 #include "rankmap/app_estimate.hpp"
 #include "rankmap/atomic_file.hpp"
+#include "rankmap/bulk_trace.hpp"
 #include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/limits.hpp"
@@ -38,17 +41,45 @@ struct Clock {
   }
 };
 
+// A directory under $TMPDIR (or /tmp) removed with its contents when the
+// object goes away, also when the run fails (cli::fail throws).
+struct ScratchDir {
+  std::string path;
+  ScratchDir() = default;
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir(ScratchDir&& o) noexcept { std::swap(path, o.path); }
+  ScratchDir& operator=(ScratchDir&& o) noexcept {
+    std::swap(path, o.path);
+    return *this;
+  }
+  static ScratchDir make(const std::string& prefix) {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
+    if (!mkdtemp(pattern.data())) fail("cannot create a temporary directory from " + pattern);
+    ScratchDir d;
+    d.path = pattern;
+    return d;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    if (!path.empty()) std::filesystem::remove_all(path, ec);
+  }
+};
+
 CollectiveModel parse_collectives(const std::string& s) {
   if (s == "model") return CollectiveModel::model;
   if (s == "ignore") return CollectiveModel::ignore;
   fail("--collectives must be 'model' or 'ignore', not '" + text::excerpt(s) + "'");
 }
 
-Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr) {
+// `p2p`: the profile's point-to-point records (map --replay-profile).
+Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr,
+                     std::vector<PairTraffic>* p2p = nullptr) {
   std::vector<std::string> warnings;
   Profile profile = take(read_profile(path, &warnings));
   Traffic t = take(traffic_from_profile(profile, model), path);
   if (p_mpi) *p_mpi = mpi_fraction(profile);
+  if (p2p) *p2p = profile.p2p;
   if (!quiet) {
     for (const auto& w : warnings) cli::print_warning("rankmap", w);
     for (const auto& n : t.notes) cli::print_note("rankmap", path + ": " + n);
@@ -139,7 +170,8 @@ struct Common {
   SynthSpec synth;
   std::string shape, bytes;
   std::string trace;     // map --trace: choose among the default's candidates by replay
-  std::vector<std::string> candidates;  // map --candidate: more mappings to replay with --trace
+  bool replay_profile = false;  // map --replay-profile: the same, replaying the profile's bulk-synchronous program
+  std::vector<std::string> candidates;  // map --candidate: more mappings to replay with --trace or --replay-profile
   double budget = 300;   // map --budget: wall seconds for those replays
 };
 
@@ -153,11 +185,13 @@ struct ReplayedRatio {
   bool whole_app = false;  // the trace had compute actions: the whole application was replayed
 };
 
-// map --trace: replays the default's shortlist on the machine and returns
-// the fastest placement (the static choice when the replay cannot decide,
-// with a note saying why). Prints the replayed times; `replayed` gets the
-// chosen one's ratio to block when both were replayed.
-std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace& trace, const Machine& machine,
+// map --trace and --replay-profile: replays the default's shortlist on the
+// machine and returns the fastest placement (the static choice when the
+// replay cannot decide, with a note saying why). Prints the replayed times
+// under `what` (the trace); `replayed` gets the chosen one's ratio to block
+// when both were replayed.
+std::vector<Placement> choose_by_trace(const Common& o, const std::string& what, const simulation::Trace& trace,
+                                       const Machine& machine,
                                        const MapOutcome& outcome, const std::vector<simulation::ReplayCandidate>& extra,
                                        const Clock& clock, std::optional<ReplayedRatio>& replayed) {
   std::vector<simulation::ReplayCandidate> candidates;
@@ -168,7 +202,7 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
   co.budget_seconds = o.budget;
   if (!o.quiet)
     co.replay.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
-  simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), o.trace);
+  simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), what);
   const auto block = std::find_if(choice.times.begin(), choice.times.end(), [](const simulation::CandidateTime& t) {
     return t.name == "block" && t.seconds && *t.seconds > 0;
   });
@@ -180,7 +214,7 @@ std::vector<Placement> choose_by_trace(const Common& o, const simulation::Trace&
   // stderr, and -q (nothing on stderr but errors) drops it.
   if (o.json && o.quiet) return candidates[choice.chosen].placement;
   FILE* out = o.json ? stderr : stdout;
-  std::fprintf(out, "replayed %s (%s), %d ranks:\n", o.trace.c_str(), simulation::replay_mode_name(choice.mode), trace.ranks());
+  std::fprintf(out, "replayed %s (%s), %d ranks:\n", what.c_str(), simulation::replay_mode_name(choice.mode), trace.ranks());
   int width = 22;
   for (const simulation::CandidateTime& t : choice.times) width = std::max(width, static_cast<int>(t.name.size()));
   std::fprintf(out, "  %-3s %-*s %18s %8s  %s\n", "#", width, "candidate", "simulated (s)", "ratio", "");
@@ -242,7 +276,8 @@ int run_map(const Common& o) {
   take(refuse_to_overwrite_inputs({o.output}, inputs));
   Platform platform = take(Platform::from_machine(machine), machine_where);
   MpiFraction p_mpi;
-  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
+  std::vector<PairTraffic> p2p;
+  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi, &p2p);
   MapOptions opt;
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
@@ -260,6 +295,27 @@ int run_map(const Common& o) {
   }
   check_capacity(o, machine, platform, traffic.ranks, opt.nodes);
   std::optional<simulation::Trace> trace;
+  std::string trace_name = o.trace;  // what the replay table calls it
+  ScratchDir scratch;
+  if (o.replay_profile) {
+    if (!o.trace.empty()) fail("--trace and --replay-profile both choose by replay; give one");
+    if (o.algorithm != default_algorithm())
+      fail("--replay-profile chooses among the default algorithm's candidates; it does not combine with --algorithm " +
+           o.algorithm);
+    // The profile's point-to-point traffic as a bulk-synchronous program
+    // (rankmap/bulk_trace.hpp), written to a scratch directory for smpirun.
+    simulation::BulkTrace bulk = take(simulation::bulk_trace(traffic.ranks, p2p), o.profile);
+    if (bulk.rounds == 0) fail(o.profile + ": no point-to-point traffic to replay (--replay-profile)");
+    scratch = ScratchDir::make("rankmap-profile-replay");
+    trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path + "/trace", bulk.texts))));
+    trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk.rounds) + " round" +
+                 (bulk.rounds == 1 ? "" : "s") +
+                 (bulk.divisor == 1 ? std::string()
+                                    : std::string(bulk.exact ? ", each for " : ", each for about ") +
+                                          std::to_string(bulk.divisor) + " of the run's") +
+                 "; collectives left out)";
+    opt.alternatives = kReplayCandidates;
+  }
   if (!o.trace.empty()) {
     // Read and checked before mapping: a bad trace fails before any work.
     if (o.algorithm != default_algorithm())
@@ -273,7 +329,8 @@ int run_map(const Common& o) {
       cli::print_warning("rankmap", o.trace + ": " + std::to_string(trace->derived_datatype_actions) +
                                         " actions use derived datatypes (id -1), which SimGrid replays as 0 bytes");
   }
-  if (!o.candidates.empty() && !trace) fail("--candidate needs --trace (the candidates are compared by replay)");
+  if (!o.candidates.empty() && !trace)
+    fail("--candidate needs --trace or --replay-profile (the candidates are compared by replay)");
   // --candidate: another tool's mapping (stock Scotch, the current rankfile)
   // replayed with the default's candidates; it must obey the same machine,
   // nodes and --ppn, since it may become the written mapping.
@@ -293,14 +350,18 @@ int run_map(const Common& o) {
   if (!o.quiet)
     for (const auto& n : chosen.notes) cli::print_note("rankmap", n);
   std::optional<ReplayedRatio> replayed;
-  if (trace) chosen.placement = choose_by_trace(o, *trace, machine, chosen, extra, clock, replayed);
+  if (trace) chosen.placement = choose_by_trace(o, trace_name, *trace, machine, chosen, extra, clock, replayed);
+  // The bulk program orders placements, but its times are not the
+  // application's (every message of a round at once): the outlook stays the
+  // time model's.
+  if (o.replay_profile) replayed.reset();
   const double map_seconds = clock.seconds();
   // The record names what made the mapping (reports label columns with it).
   std::string made_by = opt.algorithm;
   if (opt.algorithm == default_algorithm())
     made_by += std::string(" preset=") + preset_name(opt.preset) + " seed=" + std::to_string(opt.seed);
   if (opt.core_fill == CoreFill::spread) made_by += " cores=spread";
-  if (trace) made_by += " chosen-by=trace";
+  if (trace) made_by += o.replay_profile ? " chosen-by=profile-replay" : " chosen-by=trace";
   Mapping mapping{machine, chosen.placement, made_by};
   take(mapping.check(), "internal", 1);
   take(write_mapping(o.output, mapping), o.output);
@@ -463,9 +524,14 @@ int main(int argc, char** argv) {
     map->add_option("--trace", o.trace,
                     "time-independent trace of the application (smpirun -trace-ti index file): choose among the "
                     "default's candidates by replaying each in SimGrid (docs/simulation.md)");
+    map->add_flag("--replay-profile", o.replay_profile,
+                  "without a trace: choose among the default's candidates by replaying the profile's point-to-point "
+                  "traffic as a bulk-synchronous program in SimGrid (docs/simulation.md, \"Replaying a profile\")");
     map->add_option("--candidate", o.candidates,
-                    "with --trace: also replay this mapping, e.g. another tool's (repeatable; it may be chosen)");
-    map->add_option("--budget", o.budget, "wall seconds for the --trace replays; past it the fastest so far is kept")
+                    "with --trace or --replay-profile: also replay this mapping, e.g. another tool's (repeatable; it "
+                    "may be chosen)");
+    map->add_option("--budget", o.budget,
+                    "wall seconds for the --trace or --replay-profile replays; past it the fastest so far is kept")
         ->check(cli::positive())
         ->capture_default_str();
 

@@ -74,11 +74,36 @@ grep -q "^  9   chosen.map                 0.000263783213   0.7493  same nodes a
   fail "candidate row 9: $(cat cand.out)"
 grep -q "^  10  block.map                  0.000651151082   1.8497  same nodes as 'block'$" cand.out || fail "candidate row 10: $(cat cand.out)"
 grep -q "10 of 10 candidates timed" cand.err || fail "candidate count: $(cat cand.err)"
+# rankmap map --replay-profile: no trace, the profile's traffic as a
+# bulk-synchronous program (10 messages per pair: 10 rounds) chooses among
+# the same candidates; the outlook stays the time model's. It does not see
+# what the trace sees here: every rank posts all of its exchanges at once,
+# so nothing runs ahead, and the line ties the block (the static choice is
+# kept, docs/simulation.md "Replaying a profile").
+mkdir scratch
+TMPDIR=$work/scratch "$rankmap" map -p halo.prof -m desmos --ppn 4 --replay-profile -o rp.map > rp.out 2> rp.err ||
+  { cat rp.err >&2; fail "rankmap map --replay-profile"; }
+grep -q "^replayed the profile's traffic as a bulk-synchronous program (10 rounds; collectives left out) (comm-only), 128 ranks:$" rp.out ||
+  fail "replay-profile table head: $(cat rp.out)"
+grep -q "^rankmap: chose 'scotch' by replay (comm-only 0.000114715867 s, 1.0000 x the static choice 'scotch'; 8 of 8 candidates timed)$" rp.err ||
+  fail "choice by the profile's replay: $(grep 'by replay' rp.err)"
+grep -q "^rankmap vs block: communication .* (time model), " rp.out || fail "outlook of --replay-profile: $(grep '^rankmap vs' rp.out)"
+grep -q "^algorithm rankmap preset=default seed=1 chosen-by=profile-replay$" rp.map || fail "record of rp.map: $(grep '^algorithm' rp.map)"
+[ -z "$(ls scratch)" ] || fail "map --replay-profile left its scratch directory: $(ls scratch)"
+# rankmap-sim bulk-trace: the same program, written for rankmap-sim replay.
+expect_eq "$("$sim" bulk-trace -p halo.prof -o bulk)" "$work/bulk/index.txt: 128 ranks, 10 rounds, message counts divided by 1" "bulk-trace"
+expect_eq "$(awk '$2 == "isend" { n++; b += $5 } END { print n, b }' bulk/r0.txt)" \
+  "$(awk '$1 == "p2p" && $2 == 0 { n += $4; b += $5 } END { print n, b }' halo.prof)" "rank 0's sends in the bulk trace"
+set +e
+"$sim" bulk-trace -p halo.prof -o bulk > out.txt 2> err.txt; status=$?
+set -e
+expect_eq "$status" 2 "bulk-trace into an existing directory"
+expect_eq "$(cat err.txt)" "rankmap-sim: bulk: exists; give a new directory" "bulk-trace error"
 set +e
 "$rankmap" map -q -p halo.prof -m desmos --ppn 4 --candidate block.map -o never.map > out.txt 2> err.txt; status=$?
 set -e
 expect_eq "$status" 2 "exit status of --candidate without --trace"
-expect_eq "$(cat err.txt)" "rankmap: --candidate needs --trace (the candidates are compared by replay)" "candidate without trace"
+expect_eq "$(cat err.txt)" "rankmap: --candidate needs --trace or --replay-profile (the candidates are compared by replay)" "candidate without trace"
 set +e
 "$rankmap" map -q -p halo.prof -m desmos --ppn 6 --nodes 0-21 --trace halo.txt --candidate block.map -o never.map > out.txt 2> err.txt; status=$?
 set -e
@@ -116,7 +141,7 @@ expect_eq "$status" 2 "exit status on a trace of other ranks"
 expect_eq "$(cat err.txt)" "rankmap: halo.txt: the trace has 128 ranks but the profile r64.prof has 64" "rank mismatch"
 [ ! -e never.map ] || fail "map --trace wrote a mapping for a mismatched trace"
 # The shared command-line conventions (rankmap/cli.hpp) on the new subcommands.
-for sub in replay profile; do
+for sub in replay profile bulk-trace; do
   "$sim" $sub --help | grep -q "^Usage: rankmap-sim $sub" || fail "$sub --help"
   expect_eq "$("$sim" $sub --version)" "rankmap-sim (rankmap) $("$sim" --version | awk '{ print $3 }')" "$sub --version"
 done
