@@ -12,6 +12,10 @@
 #              (SimGrid 3.32, communication only, as bench/simulated/run.sh);
 #              time = SimGrid's "Simulated time" (the whole run, which is what
 #              the profile records).
+#   replay     of the profile: rankmap-sim bulk-trace (the profile's traffic as a
+#              bulk-synchronous program) replayed on each placement
+#              (rankmap-sim replay --comm-only), what `rankmap map --replay-profile`
+#              judges by; and one placement more, the default's choice by it.
 # Then per program: does each model order the placements as SimGrid does
 # (pairwise agreement, Kendall's tau, same fastest placement), and the
 # relative error of the predicted time, and of the predicted ratio to block.
@@ -44,19 +48,31 @@ for g in "${groups[@]}"; do
   for ex in ${g##*|}; do args[$ex]=$(example_args "$ex" 128); done
 done
 
-results="$out/results.txt"   # group program placement old_model new_model simulated
-# One results line: the two models from the evaluate JSON, SimGrid's time from the log.
-emit() {  # group ex name json map simlog
-  local t; t=$(simulated_seconds "$6")
+results="$out/results.txt"   # group program placement old_model new_model simulated profile_replay
+walls_file="$out/replay-seconds.txt"  # group program: wall s of map --replay-profile, of map
+# One results line: the two models from the evaluate JSON, SimGrid's time
+# from the log, the profile's replay from the replay table.
+emit() {  # group ex name json map simlog replay_table
+  local t r; t=$(simulated_seconds "$6")
+  r=$(awk -v m="$5" '$1 == m { print $2 }' "$7")
+  [ -n "$r" ] || { echo "run.sh: no profile replay of $5 in $7" >&2; exit 1; }
   python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
-print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), sys.argv[6])' \
-    "$4" "$5" "$1" "$2" "$3" "$t" >> "$results"
+print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), *sys.argv[6:8])' \
+    "$4" "$5" "$1" "$2" "$3" "$t" "$r" >> "$results"
+}
+# The profile's bulk-synchronous program replayed on every map (one table).
+replay_profile() {  # prof machine dir maps...
+  local prof=$1 machine=$2 dir=$3; shift 3
+  rm -rf "$dir/bulk"
+  "$sim" bulk-trace -p "$prof" -o "$dir/bulk" > "$dir/bulk.log"
+  "$sim" replay -q --comm-only --trace "$dir/bulk/index.txt" -m "$machine" "$@" > "$dir/profile-replay.txt"
 }
 doc_only="" rescore=""
 [ "${1:-}" = --doc-only ] && doc_only=yes
 [ "${1:-}" = --rescore ] && rescore=yes
 if [ -z "$doc_only" ]; then
   : > "$results"
+  [ -n "$rescore" ] || : > "$walls_file"
   start=$(now)
   short_commit > "$out/commit"
   for g in "${groups[@]}"; do
@@ -69,11 +85,12 @@ if [ -z "$doc_only" ]; then
       d="$out/$group/$ex"
       if [ -n "$rescore" ]; then
         maps=()
-        for name in "${algorithms[@]}" scotch-stock; do [ -f "$d/$name.map" ] && maps+=("$d/$name.map"); done
+        for name in "${algorithms[@]}" scotch-stock profile-replay; do [ -f "$d/$name.map" ] && maps+=("$d/$name.map"); done
         "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
+        replay_profile "$prof" "$machine" "$d" "${maps[@]}"
         for map in "${maps[@]}"; do
           name=$(basename "$map" .map)
-          emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log"
+          emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d/profile-replay.txt"
         done
         continue
       fi
@@ -90,13 +107,24 @@ if [ -z "$doc_only" ]; then
       else
         log "$group/$ex: stock Scotch failed (see $d/scotch-stock.log); left out"
       fi
+      # The default's own choice by the profile's replay (seed 1, as rankmap.map),
+      # and its wall time (the whole command, shared machine).
+      t0=$(now)
+      "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --replay-profile -o "$d/profile-replay.map" > /dev/null
+      awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$d/profile-replay.seconds"
+      t0=$(now)
+      "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" -o "$d/default-again.map" > /dev/null
+      awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$d/default.seconds"
+      maps+=("$d/profile-replay.map")
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
+      replay_profile "$prof" "$machine" "$d" "${maps[@]}"
+      echo "$group $ex $(cat "$d/profile-replay.seconds") $(cat "$d/default.seconds")" >> "$walls_file"
       for map in "${maps[@]}"; do
         name=$(basename "$map" .map)
         # shellcheck disable=SC2086
         "$sim" run --mapping "$map" -- "$build/examples/smpi/$ex" ${args[$ex]} > "$d/$name.sim.log" 2>&1 < /dev/null ||
           { echo "run.sh: simulation of $group/$ex on $name failed (see $d/$name.sim.log)" >&2; exit 1; }
-        emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log"
+        emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d/profile-replay.txt"
         log "$group $ex $name: simulated $(awk 'END { print $6 }' "$results") s"
       done
     done
@@ -114,16 +142,20 @@ python3 - "$results" "$(cat "$out/commit")" "$(cat "$out/seconds")" "$(date -u +
   "$(cat "$out/sim-commit" 2>/dev/null || cat "$out/commit")" \
   "$(for g in "${groups[@]}"; do IFS='|' read -r group machine ppn _ _ <<< "$g"
      echo "$group|$machine|$("$build/torus/rankmap-torus" --canonical -m "$machine" 2>/dev/null || echo "$machine")|$ppn"; done)" \
-  > "$section" <<'EOF'
+  "$walls_file" > "$section" <<'EOF'
 import sys
 from collections import OrderedDict
 from itertools import combinations
 
-results, commit, seconds, day, sim_commit, machines = sys.argv[1:7]
+results, commit, seconds, day, sim_commit, machines, replay_seconds = sys.argv[1:8]
+walls = {}
+for line in open(replay_seconds):
+    group, ex, with_replay, alone = line.split()
+    walls["%s, %s" % (ex, group)] = (float(with_replay), float(alone))
 data = OrderedDict()
 for line in open(results):
-    group, ex, name, old, new, sim = line.split()
-    data.setdefault((group, ex), OrderedDict())[name] = (float(old), float(new), float(sim))
+    group, ex, name, old, new, sim, replay = line.split()
+    data.setdefault((group, ex), OrderedDict())[name] = (float(old), float(new), float(sim), float(replay))
 
 def kendall(xs, ys):
     """Pairwise agreement and Kendall's tau-b-like score: pairs SimGrid
@@ -156,10 +188,16 @@ for m in machines.splitlines():
 print("- **Profiles.** The recorded 128-rank profiles (mini-apps recorded in SMPI, stencils and sparse natively;")
 print("  arguments in `bench/profiles/README.md`, NAS class B sizes for the mini-apps).")
 print("- **Placements.** `rankmap map --algorithm A` for A in block, round-robin, random (seed 1), scotch, paper and")
-print("  rankmap (the default), and stock Scotch (`bench/replay/scotch_mapping.py ... stock`, overfull nodes repaired).")
+print("  rankmap (the default), stock Scotch (`bench/replay/scotch_mapping.py ... stock`, overfull nodes repaired), and")
+print("  *profile-replay*: the default's choice among its candidates by the replay of the profile (`rankmap map")
+print("  --replay-profile`, seed 1; docs/simulation.md \"Replaying a profile\").")
 print("- **Models.** `rankmap evaluate --json`: *old* = `comm_time_max_seconds` (\"comm time, max rank\": the slowest")
 print("  rank's inter-node sends, messages x (t_inj + hops x t_hop) + bytes / bw, links never shared); *new* =")
-print("  `predicted_comm_time_max_seconds` (\"time model, max rank\", docs/mapper.md \"Time model\").")
+print("  `predicted_comm_time_max_seconds` (\"time model, max rank\", docs/mapper.md \"Time model\"); *replay* = the")
+print("  profile's point-to-point traffic as a bulk-synchronous program (`rankmap-sim bulk-trace`) replayed in SimGrid")
+print("  on the placement (`rankmap-sim replay --comm-only`): what `--replay-profile` judges by. Its times are a")
+print("  program's that sends each round's messages at once (and a repeated round once), not the application's:")
+print("  only its order counts, so its error is not reported.")
 print("- **Simulation.** `rankmap-sim run --mapping X.map -- BUILD/examples/smpi/PROG ARGS` (SimGrid 3.32, communication")
 print("  only, identical on re-run); time = SimGrid's simulated time of the whole run (what the profile records).")
 print("- **Columns.** Times in seconds; *ratio* = time / block's time. *Order* = pairs of placements that SimGrid")
@@ -169,58 +207,84 @@ print()
 summary = []
 all_err = {"old": [], "new": []}
 all_rerr = {"old": [], "new": []}
-pairs = {"old": [0.0, 0.0], "new": [0.0, 0.0]}
-best_hits = {"old": 0, "new": 0}
+pairs = {"old": [0.0, 0.0], "new": [0.0, 0.0], "replay": [0.0, 0.0]}
+best_hits = {"old": 0, "new": 0, "replay": 0}
+# The default's choice by the profile's replay, in SimGrid, against the
+# default's static choice and against the fastest placement.
+chosen = []
 for (group, ex), rows in data.items():
     names = list(rows)
     old = [rows[n][0] for n in names]
     new = [rows[n][1] for n in names]
     sim = [rows[n][2] for n in names]
+    replay = [rows[n][3] for n in names]
     base = rows.get("block", rows[names[0]])
     label = "%s, %s" % (ex, group)
     print("### %s" % label)
     print()
-    print("| placement | SimGrid (s) | ratio | old model (s) | ratio | new model (s) | ratio |")
-    print("|---|---|---|---|---|---|---|")
+    print("| placement | SimGrid (s) | ratio | old model (s) | ratio | new model (s) | ratio | replay (s) | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in names:
-        o, w, s = rows[n]
-        print("| %s | %s | %.3f | %s | %.3f | %s | %.3f |" % (n, fmt(s), s / base[2], fmt(o), o / base[0], fmt(w), w / base[1]))
+        o, w, s, r = rows[n]
+        print("| %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f |" % (
+            n, fmt(s), s / base[2], fmt(o), o / base[0], fmt(w), w / base[1], fmt(r), r / base[3]))
         for key, v, b in (("old", o, base[0]), ("new", w, base[1])):
             all_err[key].append(abs(v - s) / s)
             all_rerr[key].append(abs(v / b - s / base[2]) / (s / base[2]))
     print()
     line = {}
-    fastest = min(range(len(names)), key=lambda i: sim[i])
-    for key, xs in (("old", old), ("new", new)):
-        a, t = kendall(xs, sim)
+    # The placements every judge ranks: the choice by replay is the replay's
+    # own pick among the default's candidates, scored apart below.
+    ranked = [i for i, n in enumerate(names) if n != "profile-replay"]
+    fastest = min(ranked, key=lambda i: sim[i])
+    if "profile-replay" in rows and "rankmap" in rows:
+        chosen.append((label, rows["profile-replay"][2] / rows["rankmap"][2], rows["profile-replay"][2] / sim[fastest]))
+    for key, all_xs in (("old", old), ("new", new), ("replay", replay)):
+        xs = [all_xs[i] for i in ranked]
+        sims = [sim[i] for i in ranked]
+        a, t = kendall(xs, sims)
         pairs[key][0] += a
         pairs[key][1] += t
-        pick = min(range(len(names)), key=lambda i: xs[i])
+        pick = ranked[min(range(len(xs)), key=lambda i: xs[i])]
         hit = sim[pick] <= sim[fastest] * 1.01
         best_hits[key] += hit
-        errs = [abs(x - s) / s for x, s in zip(xs, sim)]
+        errs = [abs(x - s) / s for x, s in zip(xs, sims)]
         line[key] = (a, t, names[pick], hit, sum(errs) / len(errs), max(errs))
     summary.append((label, names[fastest], line))
 
 print("### Summary")
 print()
-print("| program | fastest in SimGrid | old: order | old: picks | old: err mean / max | new: order | new: picks | new: err mean / max |")
-print("|---|---|---|---|---|---|---|---|")
+print("| program | fastest in SimGrid | old: order | old: picks | old: err mean / max | new: order | new: picks | new: err mean / max | replay: order | replay: picks |")
+print("|---|---|---|---|---|---|---|---|---|---|")
 for ex, fastest, line in summary:
     cells = []
-    for key in ("old", "new"):
+    for key in ("old", "new", "replay"):
         a, t, pick, hit, em, ex_ = line[key]
-        cells += ["%g/%g" % (a, t), "%s%s" % (pick, "" if hit else " (wrong)"), "%.0f%% / %.0f%%" % (100 * em, 100 * ex_)]
+        cells += ["%g/%g" % (a, t), "%s%s" % (pick, "" if hit else " (wrong)")]
+        if key != "replay":
+            cells.append("%.0f%% / %.0f%%" % (100 * em, 100 * ex_))
     print("| %s | %s | %s |" % (ex, fastest, " | ".join(cells)))
 def mean(v):
     return sum(v) / len(v) if v else float("nan")
-print("| **all** | | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right | %.0f%% / %.0f%% |" % (
+print("| **all** | | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right |" % (
     pairs["old"][0], pairs["old"][1], best_hits["old"], len(summary), 100 * mean(all_err["old"]), 100 * max(all_err["old"]),
-    pairs["new"][0], pairs["new"][1], best_hits["new"], len(summary), 100 * mean(all_err["new"]), 100 * max(all_err["new"])))
+    pairs["new"][0], pairs["new"][1], best_hits["new"], len(summary), 100 * mean(all_err["new"]), 100 * max(all_err["new"]),
+    pairs["replay"][0], pairs["replay"][1], best_hits["replay"], len(summary)))
 print()
 print("Relative error of the predicted ratio to block (what a user is told: \"x% faster\"), all programs and placements:")
 print("old model mean %.0f%%, max %.0f%%; new model mean %.0f%%, max %.0f%%." % (
     100 * mean(all_rerr["old"]), 100 * max(all_rerr["old"]), 100 * mean(all_rerr["new"]), 100 * max(all_rerr["new"])))
+if chosen:
+    print()
+    print("**The default's choice by the profile's replay** (`rankmap map --replay-profile`, the *profile-replay* rows), run in")
+    print("SimGrid: its time / the default's static choice (*rankmap*), and / the fastest of the other placements; the wall")
+    print("time of `rankmap map --replay-profile` (the whole command) and of `rankmap map` alone, one run each.")
+    print()
+    print("| program | / the static choice | / the fastest | map --replay-profile (s) | map (s) |")
+    print("|---|---:|---:|---:|---:|")
+    for label, vs_static, vs_fastest in chosen:
+        w = walls.get(label, (float("nan"), float("nan")))
+        print("| %s | %.3f | %.3f | %.1f | %.1f |" % (label, vs_static, vs_fastest, w[0], w[1]))
 EOF
 { echo; cat "$root/bench/timemodel/discussion.md"; } >> "$section"
 

@@ -11,7 +11,10 @@
 # (a swap search on their bytes x hops), and each mapping gets
 #   model      rankmap evaluate --json: the time model's slowest rank
 #              (predicted_comm_time_max_seconds), hop-bytes, max link load;
-#   simulation rankmap-sim run (SimGrid, communication only, as run.sh).
+#   simulation rankmap-sim run (SimGrid, communication only, as run.sh);
+#   replay     the profile's bulk-synchronous program (rankmap-sim bulk-trace)
+#              replayed on each (rankmap-sim replay --comm-only), what
+#              `rankmap map --replay-profile` judges by.
 # The default's own mapping (rankmap map) is scored alongside.
 #
 #   bench/timemodel/shapes.sh              # everything (about 5 minutes on 2 busy cores)
@@ -33,7 +36,7 @@ groups=(
   "desmos-4|desmos|4|4x2x2x2|mg:8x4x4 stencil3d:4x4x8 hydro27:4x4x8 lu:16x8 stencil2d:8x16"
   "4x4x4-2|torus=4x4x4 node=package:2,core:4|2|4x4x4|mg:8x4x4 hydro27:4x4x8 lu:16x8"
 )
-results="$out/results.txt"   # group program placement kind model simulated hop_bytes max_link
+results="$out/results.txt"   # group program placement grid ppn model simulated hop_bytes max_link replay
 
 # Every block shape with PPN ranks that tiles GRID (each side divides the grid's).
 block_shapes() {  # GRID PPN
@@ -72,16 +75,20 @@ if [ "${1:-}" != --doc-only ]; then
       done
       maps=(); for n in "${names[@]}"; do maps+=("$d/$n.map"); done
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
+      "$sim" bulk-trace -p "$prof" -o "$d/bulk" > "$d/bulk.log"
+      "$sim" replay -q --comm-only --trace "$d/bulk/index.txt" -m "$machine" "${maps[@]}" > "$d/profile-replay.txt"
       args=$(example_args "$ex" 128)
       for n in "${names[@]}"; do
         # shellcheck disable=SC2086
         "$sim" run --mapping "$d/$n.map" -- "$build/examples/smpi/$ex" $args > "$d/$n.sim.log" 2>&1 < /dev/null ||
           { echo "shapes.sh: simulation of $group/$ex on $n failed (see $d/$n.sim.log)" >&2; exit 1; }
         t=$(simulated_seconds "$d/$n.sim.log")
+        r=$(awk -v m="$d/$n.map" '$1 == m { print $2 }' "$d/profile-replay.txt")
+        [ -n "$r" ] || { echo "shapes.sh: no profile replay of $d/$n.map" >&2; exit 1; }
         python3 -c 'import json, sys
 r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
-print(*sys.argv[3:8], repr(r["predicted_comm_time_max_seconds"]), sys.argv[8], repr(r["hop_bytes"]), repr(r["max_link_load_seconds"]))' \
-          "$d/evaluate.json" "$d/$n.map" "$group" "$ex" "$n" "$grid" "$ppn" "$t" >> "$results"
+print(*sys.argv[3:8], repr(r["predicted_comm_time_max_seconds"]), sys.argv[8], repr(r["hop_bytes"]), repr(r["max_link_load_seconds"]), sys.argv[9])' \
+          "$d/evaluate.json" "$d/$n.map" "$group" "$ex" "$n" "$grid" "$ppn" "$t" "$r" >> "$results"
         log "$group $ex $n: simulated $t s"
       done
     done
@@ -98,8 +105,8 @@ from collections import OrderedDict
 results, commit, seconds, day = sys.argv[1:5]
 data = OrderedDict()
 for line in open(results):
-    group, ex, name, grid, ppn, model, sim, hb, mll = line.split()
-    data.setdefault((group, ex, grid), OrderedDict())[name] = (float(model), float(sim), float(hb), float(mll))
+    group, ex, name, grid, ppn, model, sim, hb, mll, replay = line.split()
+    data.setdefault((group, ex, grid), OrderedDict())[name] = (float(model), float(sim), float(hb), float(mll), float(replay))
 
 def kind(name):
     if name == "default":
@@ -116,30 +123,35 @@ print("  *2D block*), the groups placed on the torus by `bench/timemodel/block_m
 print("  hops); and the default's own mapping (`rankmap map`, seed 1).")
 print("- **Columns.** SimGrid = `rankmap-sim run` (communication only); model = the time model's slowest rank")
 print("  (`rankmap evaluate`); *x fastest* = time / the fastest placement's by that column; *SimGrid / model* = how far")
-print("  the model is off for that placement (the same for every placement would mean a perfect order).")
+print("  the model is off for that placement (the same for every placement would mean a perfect order); *replay* = the")
+print("  profile's bulk-synchronous program replayed in SimGrid (`rankmap-sim bulk-trace`, `rankmap-sim replay")
+print("  --comm-only`), what `rankmap map --replay-profile` judges by.")
 print()
 summary = []
 for (group, ex, grid), rows in data.items():
     fast_sim = min(v[1] for v in rows.values())
     fast_model = min(v[0] for v in rows.values())
+    fast_replay = min(v[4] for v in rows.values())
     print(f"### {ex} ({grid} grid), {group}")
     print()
-    print("| placement | kind | SimGrid (s) | x fastest | model (s) | x fastest | SimGrid / model | hop-bytes | max link load (ms) |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
-    for name, (model, sim, hb, mll) in sorted(rows.items(), key=lambda kv: kv[1][1]):
+    print("| placement | kind | SimGrid (s) | x fastest | model (s) | x fastest | SimGrid / model | replay x fastest | hop-bytes | max link load (ms) |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for name, (model, sim, hb, mll, replay) in sorted(rows.items(), key=lambda kv: kv[1][1]):
         print(f"| {name} | {kind(name)} | {sim:.4g} | {sim / fast_sim:.3f} | {model:.4g} | {model / fast_model:.3f} | "
-              f"{sim / model:.2f} | {hb:.4g} | {mll * 1e3:.4g} |")
+              f"{sim / model:.2f} | {replay / fast_replay:.3f} | {hb:.4g} | {mll * 1e3:.4g} |")
     print()
     by_sim = min(rows, key=lambda n: rows[n][1])
     by_model = min(rows, key=lambda n: rows[n][0])
-    summary.append((group, ex, grid, by_sim, by_model, rows[by_model][1] / fast_sim))
+    by_replay = min(rows, key=lambda n: rows[n][4])
+    summary.append((group, ex, grid, by_sim, by_model, rows[by_model][1] / fast_sim, by_replay, rows[by_replay][1] / fast_sim))
 
 print("### Summary")
 print()
-print("| program | machine | fastest in SimGrid | model's pick | SimGrid time of the pick / fastest |")
-print("|---|---|---|---|---:|")
-for group, ex, grid, by_sim, by_model, loss in summary:
-    print(f"| {ex} ({grid}) | {group} | {by_sim} ({kind(by_sim)}) | {by_model} ({kind(by_model)}) | {loss:.3f} |")
+print("| program | machine | fastest in SimGrid | model's pick | SimGrid time of the pick / fastest | replay's pick | SimGrid time of the pick / fastest |")
+print("|---|---|---|---|---:|---|---:|")
+for group, ex, grid, by_sim, by_model, loss, by_replay, replay_loss in summary:
+    print(f"| {ex} ({grid}) | {group} | {by_sim} ({kind(by_sim)}) | {by_model} ({kind(by_model)}) | {loss:.3f} | "
+          f"{by_replay} ({kind(by_replay)}) | {replay_loss:.3f} |")
 EOF
 python3 "$root/bench/replace_doc_section.py" "$doc" timemodel-shapes "$section"
 log "wrote the timemodel-shapes section of $doc"
