@@ -1,14 +1,18 @@
 // libFuzzer harness of the profile reader: whatever the bytes, parse_profile
 // returns a profile or an error, never crashes, hangs or allocates beyond
 // the input's size; an accepted profile passes check() and reads back equal
-// from its canonical text.
+// from its canonical text. Its bulk-synchronous program (`map
+// --replay-profile`) is written or refused, never more than its action
+// limit, and reads back through the trace reader with the profile's pairs.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "rankmap/bulk_trace.hpp"
 #include "rankmap/profile.hpp"
+#include "rankmap/replay.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);
@@ -22,5 +26,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       again->communicators.size() != profile->communicators.size() ||
       again->collectives.size() != profile->collectives.size())
     std::abort();
+  if (profile->ranks > 64) return 0;
+  rankmap::simulation::BulkTraceOptions options;
+  options.max_actions = 20'000;
+  auto bulk = rankmap::simulation::bulk_trace(profile->ranks, profile->p2p, options);
+  if (!bulk) return 0;
+  std::vector<std::string> names;
+  for (int r = 0; r < profile->ranks; ++r) names.push_back("r" + std::to_string(r) + ".txt");
+  auto trace = rankmap::simulation::parse_action_texts(bulk->texts, names);
+  if (!trace) std::abort();
+  // Every pair of the program is a pair of the profile.
+  for (const rankmap::PairTraffic& t : trace->p2p) {
+    bool found = false;
+    for (const rankmap::PairTraffic& p : profile->p2p) found = found || (p.src == t.src && p.dst == t.dst);
+    if (!found) std::abort();
+  }
   return 0;
 }

@@ -29,10 +29,11 @@ std::uint64_t message_bytes(const Sent& s, std::uint64_t k) {
 }
 
 // "<count> <datatype>" for b bytes: MPI_BYTE (id 6); above what SimGrid
-// counts in an int, MPI_DOUBLE (id 0) rounded up to whole doubles.
+// counts in an int, MPI_DOUBLE (id 0), rounded down to whole doubles (up
+// would pass the profile's own bytes, which may be the 2^53 a profile holds).
 std::string count_and_type(std::uint64_t b) {
   if (b <= static_cast<std::uint64_t>(INT_MAX)) return std::to_string(b) + " 6";
-  return std::to_string((b + 7) / 8) + " 0";
+  return std::to_string(b / 8) + " 0";
 }
 
 // The largest divisor of n that is at most `limit` (1 if none is found in
