@@ -9,8 +9,6 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -26,6 +24,7 @@
 #include "rankmap/mapper.hpp"
 #include "rankmap/metrics.hpp"
 #include "rankmap/replay_choice.hpp"
+#include "rankmap/scratch_dir.hpp"
 #include "rankmap/text.hpp"
 
 namespace {
@@ -38,31 +37,6 @@ struct Clock {
   std::chrono::steady_clock::time_point start = std::chrono::steady_clock::now();
   double seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  }
-};
-
-// A directory under $TMPDIR (or /tmp) removed with its contents when the
-// object goes away, also when the run fails (cli::fail throws).
-struct ScratchDir {
-  std::string path;
-  ScratchDir() = default;
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir(ScratchDir&& o) noexcept { std::swap(path, o.path); }
-  ScratchDir& operator=(ScratchDir&& o) noexcept {
-    std::swap(path, o.path);
-    return *this;
-  }
-  static ScratchDir make(const std::string& prefix) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/" + prefix + "-XXXXXX";
-    if (!mkdtemp(pattern.data())) fail("cannot create a temporary directory from " + pattern);
-    ScratchDir d;
-    d.path = pattern;
-    return d;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path.empty()) std::filesystem::remove_all(path, ec);
   }
 };
 
@@ -306,8 +280,8 @@ int run_map(const Common& o) {
     // (rankmap/bulk_trace.hpp), written to a scratch directory for smpirun.
     simulation::BulkTrace bulk = take(simulation::bulk_trace(traffic.ranks, p2p), o.profile);
     if (bulk.rounds == 0) fail(o.profile + ": no point-to-point traffic to replay (--replay-profile)");
-    scratch = ScratchDir::make("rankmap-profile-replay");
-    trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path + "/trace", bulk.texts))));
+    scratch = take(ScratchDir::make("rankmap-profile-replay"));
+    trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path() + "/trace", bulk.texts))));
     trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk.rounds) + " round" +
                  (bulk.rounds == 1 ? "" : "s") +
                  (bulk.divisor == 1 ? std::string()

@@ -13,6 +13,7 @@
 
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/input_file.hpp"
+#include "rankmap/scratch_dir.hpp"
 #include "rankmap/smpi_run.hpp"
 #include "rankmap/text.hpp"
 
@@ -411,12 +412,12 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
   if (!xml) return xml.error();
 
   std::string dir = options.work_dir;
-  const bool temporary = dir.empty();
-  if (temporary) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/rankmap-replay-XXXXXX";
-    if (!mkdtemp(pattern.data())) return make_error("cannot create a temporary directory from " + pattern);
-    dir = pattern;
+  ScratchDir scratch;  // removed on return
+  if (dir.empty()) {
+    auto made = ScratchDir::make("rankmap-replay");
+    if (!made) return made.error();
+    scratch = std::move(*made);
+    dir = scratch.path();
   } else {
     std::error_code ec;
     fs::create_directories(dir, ec);
@@ -440,10 +441,6 @@ Result<ReplayRun> replay(const Trace& trace, const Mapping& mapping, ReplayMode 
     result = run_smpirun(replay_request(options.smpirun, platform_path, hostfile_path, index_path, trace.ranks(), mode,
                                         options.platform.host_speed, options.extra_flags));
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (temporary) {
-    std::error_code ec;
-    fs::remove_all(dir, ec);
-  }
   if (!written) return written.error();
   if (!result) return result.error();
   if (result->exit_status != 0)

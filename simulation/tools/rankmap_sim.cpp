@@ -27,6 +27,7 @@
 #include "rankmap/mapping.hpp"
 #include "rankmap/profile.hpp"
 #include "rankmap/replay.hpp"
+#include "rankmap/scratch_dir.hpp"
 #include "rankmap/simgrid_platform.hpp"
 #include "rankmap/smpi_run.hpp"
 
@@ -405,15 +406,14 @@ int sim_main(int argc, char** argv) {
   if (!xml) return fail(xml.error().message);
 
   std::string dir = keep_dir;
+  ScratchDir scratch;  // without --keep: removed when the run is over
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     if (ec) return fail("cannot create directory " + dir + ": " + ec.message());
   } else {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string pattern = std::string(tmp && *tmp ? tmp : "/tmp") + "/rankmap-sim-XXXXXX";
-    if (!mkdtemp(pattern.data())) return fail("cannot create a temporary directory from " + pattern);
-    dir = pattern;
+    scratch = cli::take(ScratchDir::make("rankmap-sim"));
+    dir = scratch.path();
   }
   sim::RunRequest request;
   request.smpirun = smpirun;
@@ -442,11 +442,6 @@ int sim_main(int argc, char** argv) {
     if (!written) return fail(written.error().message);
   }
   auto result = sim::run_smpirun(request);
-  if (keep_dir.empty()) {
-    std::remove(request.platform_path.c_str());
-    std::remove(request.hostfile_path.c_str());
-    rmdir(dir.c_str());
-  }
   if (!result) return fail(result.error().message);
   std::cout << result->output;
   if (result->exit_status != 0) {

@@ -13,19 +13,20 @@
 
 #include "rankmap/atomic_file.hpp"
 #include "rankmap/input_file.hpp"
+#include "rankmap/scratch_dir.hpp"
 
 using namespace rankmap;
 namespace fs = std::filesystem;
 
 namespace {
 // A fresh scratch directory, removed at the end of the test.
-struct ScratchDir {
+struct TestDir {
   fs::path path;
-  ScratchDir() {
+  TestDir() {
     std::string pattern = (fs::temp_directory_path() / "rankmap-output-test-XXXXXX").string();
     path = mkdtemp(pattern.data());
   }
-  ~ScratchDir() { fs::remove_all(path); }
+  ~TestDir() { fs::remove_all(path); }
   std::string file(const std::string& name, const std::string& content = "x\n") const {
     std::ofstream(path / name) << content;
     return (path / name).string();
@@ -34,7 +35,7 @@ struct ScratchDir {
 }  // namespace
 
 TEST_CASE("an output that is an input is refused, however it is named") {
-  ScratchDir dir;
+  TestDir dir;
   const std::string in = dir.file("in.prof");
   const std::string other = dir.file("other.map");
   CHECK(refuse_to_overwrite_inputs({(dir.path / "new.map").string()}, {in, other}));  // does not exist yet
@@ -72,7 +73,7 @@ std::vector<std::string> names_in(const fs::path& dir) {
 }  // namespace
 
 TEST_CASE("a set of output files is written all or nothing") {
-  ScratchDir dir;
+  TestDir dir;
   const auto at = [&](const char* name) { return (dir.path / name).string(); };
   REQUIRE(write_files_atomically({{at("a"), "new a\n"}, {at("b"), "new b\n"}}));
   CHECK(slurp(at("a")) == "new a\n");
@@ -97,7 +98,7 @@ TEST_CASE("a set of output files is written all or nothing") {
 }
 
 TEST_CASE("input files are read whole, within bounds") {
-  ScratchDir dir;
+  TestDir dir;
   const std::string small = dir.file("small.prof", "0123456789");
   CHECK(read_input_file(small).value() == "0123456789");
   CHECK(read_input_file(small, 10).value() == "0123456789");
@@ -113,4 +114,34 @@ TEST_CASE("input files are read whole, within bounds") {
   auto missing = read_input_file((dir.path / "missing").string());
   REQUIRE_FALSE(missing);
   CHECK_THAT(missing.error().message, Catch::EndsWith("missing: cannot open file: No such file or directory"));
+}
+
+TEST_CASE("a scratch directory lives under $TMPDIR as long as its owner") {
+  TestDir root;  // the test's own $TMPDIR
+  const char* saved = std::getenv("TMPDIR");
+  const std::string before = saved ? saved : "";
+  setenv("TMPDIR", root.path.c_str(), 1);
+  CHECK(temp_root() == root.path.string());
+  std::string where;
+  {
+    auto made = rankmap::ScratchDir::make("rankmap-scratch-test");
+    REQUIRE(made);
+    where = made->path();
+    CHECK(fs::path(where).parent_path() == root.path);
+    CHECK(fs::path(where).filename().string().rfind("rankmap-scratch-test-", 0) == 0);
+    std::ofstream(where + "/inside.txt") << "x\n";
+    rankmap::ScratchDir moved = std::move(*made);  // ownership moves; the moved-from one removes nothing
+    CHECK(made->path().empty());
+    CHECK(moved.path() == where);
+    CHECK(fs::exists(where + "/inside.txt"));
+  }
+  CHECK_FALSE(fs::exists(where));  // removed with its contents
+  setenv("TMPDIR", (root.path / "missing").c_str(), 1);
+  auto refused = rankmap::ScratchDir::make("rankmap-scratch-test");
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("cannot create a temporary directory from " + (root.path / "missing").string()) == 0);
+  setenv("TMPDIR", "", 1);
+  CHECK(temp_root() == "/tmp");
+  if (saved) setenv("TMPDIR", before.c_str(), 1);
+  else unsetenv("TMPDIR");
 }
