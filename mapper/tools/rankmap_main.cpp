@@ -176,7 +176,8 @@ std::vector<Placement> choose_by_trace(const Common& o, const std::string& what,
   co.budget_seconds = o.budget;
   if (!o.quiet)
     co.replay.progress = [&](const std::string& s) { std::fprintf(stderr, "rankmap: [%6.2f s] %s\n", clock.seconds(), s.c_str()); };
-  simulation::ReplayChoice choice = take(simulation::choose_by_replay(trace, machine, candidates, co), what);
+  simulation::ReplayChoice choice =
+      take(simulation::choose_by_replay(trace, machine, candidates, co), o.replay_profile ? o.profile : o.trace);
   const auto block = std::find_if(choice.times.begin(), choice.times.end(), [](const simulation::CandidateTime& t) {
     return t.name == "block" && t.seconds && *t.seconds > 0;
   });
@@ -285,8 +286,8 @@ int run_map(const Common& o) {
     trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk.rounds) + " round" +
                  (bulk.rounds == 1 ? "" : "s") +
                  (bulk.divisor == 1 ? std::string()
-                                    : std::string(bulk.exact ? ", each for " : ", each for about ") +
-                                          std::to_string(bulk.divisor) + " of the run's") +
+                                    : std::string(bulk.exact ? ", each standing for " : ", each standing for about ") +
+                                          std::to_string(bulk.divisor)) +
                  "; collectives left out)";
     opt.alternatives = kReplayCandidates;
   }

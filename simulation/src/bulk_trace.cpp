@@ -122,8 +122,9 @@ Result<BulkTrace> bulk_trace(int ranks, const std::vector<PairTraffic>& p2p, con
 Result<std::string> write_action_files(const std::string& dir, const std::vector<std::string>& texts) {
   namespace fs = std::filesystem;
   std::error_code ec;
-  const fs::path target = fs::absolute(dir, ec);
+  fs::path target = fs::absolute(dir, ec);
   if (ec) return make_error(dir + ": " + ec.message());
+  if (!target.has_filename()) target = target.parent_path();  // "out/" names out
   if (fs::exists(target, ec)) return make_error(dir + ": exists; give a new directory");
   const fs::path parent = target.parent_path();
   std::string pattern = (parent / ".bulk-trace-XXXXXX").string();

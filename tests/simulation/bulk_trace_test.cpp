@@ -149,6 +149,11 @@ TEST_CASE("bulk trace files: a new directory, complete or absent, that read_trac
   CHECK(read->ranks() == 3);
   CHECK(read->p2p_messages() == 6);  // 2 rounds: fewer than min_rounds, nothing divided
   CHECK(read->p2p_bytes() == 192);
+  // A trailing slash names the same directory.
+  auto slash = sim::write_action_files(dir.path + "/trace2/", t->texts);
+  REQUIRE(slash);
+  CHECK(*slash == dir.path + "/trace2/index.txt");
+  std::filesystem::remove_all(dir.path + "/trace2");
   // An existing directory is refused, and nothing is left beside it.
   auto again = sim::write_action_files(dir.path + "/trace", t->texts);
   REQUIRE_FALSE(again);
