@@ -152,6 +152,15 @@ struct Common {
 // How many of the default's candidates `map --trace` replays (its choice,
 // block, paper, scotch, then the cheapest others).
 constexpr int kReplayCandidates = 8;
+// The largest bulk-synchronous program `map --replay-profile` writes: ~20
+// bytes an action in memory and on disk, and SimGrid's time grows with them
+// (a 128-rank replay of 150k actions takes ~2.5 s here).
+constexpr std::uint64_t kProfileReplayMaxActions = 5'000'000;
+// Nor one of more partners per rank on average: every round posts every
+// pair at once, and SimGrid's sharing of that many concurrent flows is what
+// takes the time (an all-to-all of 128 ranks, 127 partners each: one replay
+// of 10 rounds took over 5 minutes; hydro27, 26 partners: ~2 s).
+constexpr std::size_t kProfileReplayMaxPartners = 32;
 
 // The replayed time of the chosen placement over block's (both replayed).
 struct ReplayedRatio {
@@ -279,17 +288,36 @@ int run_map(const Common& o) {
            o.algorithm);
     // The profile's point-to-point traffic as a bulk-synchronous program
     // (rankmap/bulk_trace.hpp), written to a scratch directory for smpirun.
-    simulation::BulkTrace bulk = take(simulation::bulk_trace(traffic.ranks, p2p), o.profile);
-    if (bulk.rounds == 0) fail(o.profile + ": no point-to-point traffic to replay (--replay-profile)");
-    scratch = take(ScratchDir::make("rankmap-profile-replay"));
-    trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path() + "/trace", bulk.texts))));
-    trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk.rounds) + " round" +
-                 (bulk.rounds == 1 ? "" : "s") +
-                 (bulk.divisor == 1 ? std::string()
-                                    : std::string(bulk.exact ? ", each standing for " : ", each standing for about ") +
-                                          std::to_string(bulk.divisor)) +
-                 "; collectives left out)";
-    opt.alternatives = kReplayCandidates;
+    // Too large to replay (as a trace would be: simulation::ChoiceOptions),
+    // it is not written and the static choice stays, with a note.
+    const simulation::ChoiceOptions limits;
+    simulation::BulkTraceOptions bo;
+    bo.max_actions = kProfileReplayMaxActions;
+    const size_t pairs = static_cast<size_t>(
+        std::count_if(p2p.begin(), p2p.end(), [](const PairTraffic& t) { return t.messages > 0; }));
+    auto bulk =
+        traffic.ranks > limits.max_ranks
+            ? Result<simulation::BulkTrace>(make_error("more than " + std::to_string(limits.max_ranks) + " ranks"))
+        : pairs > kProfileReplayMaxPartners * static_cast<size_t>(traffic.ranks)
+            ? Result<simulation::BulkTrace>(make_error(
+                  std::to_string(pairs) + " communicating pairs, more than " + std::to_string(kProfileReplayMaxPartners) +
+                  " partners per rank on average (a replay of every pair at once would take minutes)"))
+            : simulation::bulk_trace(traffic.ranks, p2p, bo);
+    if (bulk && bulk->rounds == 0) fail(o.profile + ": no point-to-point traffic to replay (--replay-profile)");
+    if (!bulk) {
+      if (!o.quiet)
+        cli::print_note("rankmap", "--replay-profile: " + bulk.error().message + ": not replayed, the static choice is kept");
+    } else {
+      scratch = take(ScratchDir::make("rankmap-profile-replay"));
+      trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path() + "/trace", bulk->texts))));
+      trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk->rounds) + " round" +
+                   (bulk->rounds == 1 ? "" : "s") +
+                   (bulk->divisor == 1 ? std::string()
+                                       : std::string(bulk->exact ? ", each standing for " : ", each standing for about ") +
+                                             std::to_string(bulk->divisor)) +
+                   "; collectives left out)";
+      opt.alternatives = kReplayCandidates;
+    }
   }
   if (!o.trace.empty()) {
     // Read and checked before mapping: a bad trace fails before any work.

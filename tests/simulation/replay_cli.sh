@@ -90,6 +90,14 @@ grep -q "^rankmap: chose 'scotch' by replay (comm-only 0.000114715867 s, 1.0000 
 grep -q "^rankmap vs block: communication .* (time model), " rp.out || fail "outlook of --replay-profile: $(grep '^rankmap vs' rp.out)"
 grep -q "^algorithm rankmap preset=default seed=1 chosen-by=profile-replay$" rp.map || fail "record of rp.map: $(grep '^algorithm' rp.map)"
 [ -z "$(ls scratch)" ] || fail "map --replay-profile left its scratch directory: $(ls scratch)"
+# A dense profile is not replayed (SimGrid would take minutes): a note, the
+# static choice, no chosen-by in the record.
+"$rankmap" synth --pattern alltoall --ranks 64 -o a2a.prof -q
+"$rankmap" map -p a2a.prof -m desmos --ppn 2 --replay-profile -o a2a.map > /dev/null 2> a2a.err ||
+  { cat a2a.err >&2; fail "map --replay-profile on an all-to-all"; }
+grep -q "^rankmap: --replay-profile: 4032 communicating pairs, more than 32 partners per rank on average (a replay of every pair at once would take minutes): not replayed, the static choice is kept$" a2a.err ||
+  fail "dense profile note: $(cat a2a.err)"
+grep -q "^algorithm rankmap preset=default seed=1$" a2a.map || fail "record of a2a.map: $(grep '^algorithm' a2a.map)"
 # rankmap-sim bulk-trace: the same program, written for rankmap-sim replay.
 expect_eq "$("$sim" bulk-trace -p halo.prof -o bulk)" "$work/bulk/index.txt: 128 ranks, 10 rounds, message counts divided by 1" "bulk-trace"
 expect_eq "$(awk '$2 == "isend" { n++; b += $5 } END { print n, b }' bulk/r0.txt)" \
