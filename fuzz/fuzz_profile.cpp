@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -36,10 +37,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   auto trace = rankmap::simulation::parse_action_texts(bulk->texts, names);
   if (!trace) std::abort();
   // Every pair of the program is a pair of the profile.
-  for (const rankmap::PairTraffic& t : trace->p2p) {
-    bool found = false;
-    for (const rankmap::PairTraffic& p : profile->p2p) found = found || (p.src == t.src && p.dst == t.dst);
-    if (!found) std::abort();
-  }
+  std::set<std::pair<int, int>> pairs;
+  for (const rankmap::PairTraffic& p : profile->p2p) pairs.emplace(p.src, p.dst);
+  for (const rankmap::PairTraffic& t : trace->p2p)
+    if (!pairs.count({t.src, t.dst})) std::abort();
   return 0;
 }

@@ -214,6 +214,30 @@ std::vector<Placement> choose_by_trace(const Common& o, const std::string& what,
   return candidates[choice.chosen].placement;
 }
 
+// map --replay-profile: the profile's bulk-synchronous program, or why it is
+// not replayed (too large, as a trace would be: simulation::ChoiceOptions;
+// too dense; more actions than kProfileReplayMaxActions).
+Result<simulation::BulkTrace> replayable_program(int ranks, const std::vector<PairTraffic>& p2p) {
+  const int max_ranks = simulation::ChoiceOptions{}.max_ranks;
+  if (ranks > max_ranks) return make_error("more than " + std::to_string(max_ranks) + " ranks");
+  const auto pairs = static_cast<size_t>(
+      std::count_if(p2p.begin(), p2p.end(), [](const PairTraffic& t) { return t.messages > 0; }));
+  if (pairs > kProfileReplayMaxPartners * static_cast<size_t>(ranks))
+    return make_error(std::to_string(pairs) + " communicating pairs, more than " + std::to_string(kProfileReplayMaxPartners) +
+                      " partners per rank on average (a replay of every pair at once would take minutes)");
+  simulation::BulkTraceOptions options;
+  options.max_actions = kProfileReplayMaxActions;
+  return simulation::bulk_trace(ranks, p2p, options);
+}
+
+// What the replay table calls that program.
+std::string program_title(const simulation::BulkTrace& bulk) {
+  std::string rounds = std::to_string(bulk.rounds) + (bulk.rounds == 1 ? " round" : " rounds");
+  if (bulk.divisor > 1)
+    rounds += (bulk.exact ? ", each standing for " : ", each standing for about ") + std::to_string(bulk.divisor);
+  return "the profile's traffic as a bulk-synchronous program (" + rounds + "; collectives left out)";
+}
+
 // Checked here, before the mapper, so that the message can say what to write
 // on the command line: these are errors of --machine and --ppn, not of the
 // profile.
@@ -287,22 +311,9 @@ int run_map(const Common& o) {
       fail("--replay-profile chooses among the default algorithm's candidates; it does not combine with --algorithm " +
            o.algorithm);
     // The profile's point-to-point traffic as a bulk-synchronous program
-    // (rankmap/bulk_trace.hpp), written to a scratch directory for smpirun.
-    // Too large to replay (as a trace would be: simulation::ChoiceOptions),
-    // it is not written and the static choice stays, with a note.
-    const simulation::ChoiceOptions limits;
-    simulation::BulkTraceOptions bo;
-    bo.max_actions = kProfileReplayMaxActions;
-    const size_t pairs = static_cast<size_t>(
-        std::count_if(p2p.begin(), p2p.end(), [](const PairTraffic& t) { return t.messages > 0; }));
-    auto bulk =
-        traffic.ranks > limits.max_ranks
-            ? Result<simulation::BulkTrace>(make_error("more than " + std::to_string(limits.max_ranks) + " ranks"))
-        : pairs > kProfileReplayMaxPartners * static_cast<size_t>(traffic.ranks)
-            ? Result<simulation::BulkTrace>(make_error(
-                  std::to_string(pairs) + " communicating pairs, more than " + std::to_string(kProfileReplayMaxPartners) +
-                  " partners per rank on average (a replay of every pair at once would take minutes)"))
-            : simulation::bulk_trace(traffic.ranks, p2p, bo);
+    // (rankmap/bulk_trace.hpp), written to a scratch directory for smpirun;
+    // where it is not replayable the static choice stays, with a note.
+    auto bulk = replayable_program(traffic.ranks, p2p);
     if (bulk && bulk->rounds == 0) fail(o.profile + ": no point-to-point traffic to replay (--replay-profile)");
     if (!bulk) {
       if (!o.quiet)
@@ -310,12 +321,7 @@ int run_map(const Common& o) {
     } else {
       scratch = take(ScratchDir::make("rankmap-profile-replay"));
       trace = take(simulation::read_trace(take(simulation::write_action_files(scratch.path() + "/trace", bulk->texts))));
-      trace_name = "the profile's traffic as a bulk-synchronous program (" + std::to_string(bulk->rounds) + " round" +
-                   (bulk->rounds == 1 ? "" : "s") +
-                   (bulk->divisor == 1 ? std::string()
-                                       : std::string(bulk->exact ? ", each standing for " : ", each standing for about ") +
-                                             std::to_string(bulk->divisor)) +
-                   "; collectives left out)";
+      trace_name = program_title(*bulk);
       opt.alternatives = kReplayCandidates;
     }
   }
