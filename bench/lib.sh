@@ -48,6 +48,29 @@ seconds_since() {  # START [END]
   awk -v a="$1" -v b="${2:-$(now)}" 'BEGIN { printf "%.0f\n", b - a }'
 }
 
+# Seconds from START (a `now`) to now, to a tenth: for wall times in tables.
+tenths_since() {  # START
+  awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }'
+}
+
+# The profile's bulk-synchronous program (rankmap-sim bulk-trace, into
+# DIR/bulk) replayed on every MAP (rankmap-sim replay --comm-only): what
+# `rankmap map --replay-profile` judges by. The table goes to
+# DIR/profile-replay.txt; replayed_seconds reads a map's time from it.
+replay_profile() {  # PROFILE MACHINE DIR MAP...
+  local prof=$1 machine=$2 dir=$3; shift 3
+  rm -rf "$dir/bulk"
+  "$sim" bulk-trace -p "$prof" -o "$dir/bulk" > "$dir/bulk.log"
+  "$sim" replay -q --comm-only --trace "$dir/bulk/index.txt" -m "$machine" "$@" > "$dir/profile-replay.txt"
+}
+# MAP's replayed time in DIR/profile-replay.txt; fails, naming MAP, if absent
+# (use it in a plain assignment, so that `set -e` stops the script).
+replayed_seconds() {  # DIR MAP
+  local t; t=$(awk -v m="$2" '$1 == m { print $2 }' "$1/profile-replay.txt")
+  [ -n "$t" ] || { echo "$bench_script: no profile replay of $2 in $1/profile-replay.txt" >&2; return 1; }
+  echo "$t"
+}
+
 # SimGrid's simulated time in LOG (the output of a `rankmap-sim run`): the
 # last "Simulated time: X seconds" it logs. Fails, naming LOG, when there is
 # none (use it in a plain assignment, so that `set -e` stops the script).

@@ -52,20 +52,12 @@ results="$out/results.txt"   # group program placement old_model new_model simul
 walls_file="$out/replay-seconds.txt"  # group program: wall s of map --replay-profile, of map
 # One results line: the two models from the evaluate JSON, SimGrid's time
 # from the log, the profile's replay from the replay table.
-emit() {  # group ex name json map simlog replay_table
+emit() {  # group ex name json map simlog dir
   local t r; t=$(simulated_seconds "$6")
-  r=$(awk -v m="$5" '$1 == m { print $2 }' "$7")
-  [ -n "$r" ] || { echo "run.sh: no profile replay of $5 in $7" >&2; exit 1; }
+  r=$(replayed_seconds "$7" "$5")
   python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
 print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), *sys.argv[6:8])' \
     "$4" "$5" "$1" "$2" "$3" "$t" "$r" >> "$results"
-}
-# The profile's bulk-synchronous program replayed on every map (one table).
-replay_profile() {  # prof machine dir maps...
-  local prof=$1 machine=$2 dir=$3; shift 3
-  rm -rf "$dir/bulk"
-  "$sim" bulk-trace -p "$prof" -o "$dir/bulk" > "$dir/bulk.log"
-  "$sim" replay -q --comm-only --trace "$dir/bulk/index.txt" -m "$machine" "$@" > "$dir/profile-replay.txt"
 }
 doc_only="" rescore=""
 [ "${1:-}" = --doc-only ] && doc_only=yes
@@ -90,14 +82,17 @@ if [ -z "$doc_only" ]; then
         replay_profile "$prof" "$machine" "$d" "${maps[@]}"
         for map in "${maps[@]}"; do
           name=$(basename "$map" .map)
-          emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d/profile-replay.txt"
+          emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d"
         done
         continue
       fi
       rm -rf "$d"; mkdir -p "$d"
       maps=()
       for alg in "${algorithms[@]}"; do
+        t0=$(now)
         "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --algorithm "$alg" -o "$d/$alg.map" > /dev/null
+        # The default's wall time (the whole command), beside its choice by replay below.
+        [ "$alg" != rankmap ] || tenths_since "$t0" > "$d/default.seconds"
         maps+=("$d/$alg.map")
       done
       machine_line=$(sed -n 's/^machine //p' "$d/block.map")
@@ -111,10 +106,7 @@ if [ -z "$doc_only" ]; then
       # and its wall time (the whole command, shared machine).
       t0=$(now)
       "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --replay-profile -o "$d/profile-replay.map" > /dev/null
-      awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$d/profile-replay.seconds"
-      t0=$(now)
-      "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" -o "$d/default-again.map" > /dev/null
-      awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.1f\n", b - a }' > "$d/default.seconds"
+      tenths_since "$t0" > "$d/profile-replay.seconds"
       maps+=("$d/profile-replay.map")
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
       replay_profile "$prof" "$machine" "$d" "${maps[@]}"
@@ -124,7 +116,7 @@ if [ -z "$doc_only" ]; then
         # shellcheck disable=SC2086
         "$sim" run --mapping "$map" -- "$build/examples/smpi/$ex" ${args[$ex]} > "$d/$name.sim.log" 2>&1 < /dev/null ||
           { echo "run.sh: simulation of $group/$ex on $name failed (see $d/$name.sim.log)" >&2; exit 1; }
-        emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d/profile-replay.txt"
+        emit "$group" "$ex" "$name" "$d/evaluate.json" "$map" "$d/$name.sim.log" "$d"
         log "$group $ex $name: simulated $(awk 'END { print $6 }' "$results") s"
       done
     done

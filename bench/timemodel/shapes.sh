@@ -75,16 +75,14 @@ if [ "${1:-}" != --doc-only ]; then
       done
       maps=(); for n in "${names[@]}"; do maps+=("$d/$n.map"); done
       "$rankmap" evaluate -q --no-bound --json -p "$prof" "${maps[@]}" > "$d/evaluate.json"
-      "$sim" bulk-trace -p "$prof" -o "$d/bulk" > "$d/bulk.log"
-      "$sim" replay -q --comm-only --trace "$d/bulk/index.txt" -m "$machine" "${maps[@]}" > "$d/profile-replay.txt"
+      replay_profile "$prof" "$machine" "$d" "${maps[@]}"
       args=$(example_args "$ex" 128)
       for n in "${names[@]}"; do
         # shellcheck disable=SC2086
         "$sim" run --mapping "$d/$n.map" -- "$build/examples/smpi/$ex" $args > "$d/$n.sim.log" 2>&1 < /dev/null ||
           { echo "shapes.sh: simulation of $group/$ex on $n failed (see $d/$n.sim.log)" >&2; exit 1; }
         t=$(simulated_seconds "$d/$n.sim.log")
-        r=$(awk -v m="$d/$n.map" '$1 == m { print $2 }' "$d/profile-replay.txt")
-        [ -n "$r" ] || { echo "shapes.sh: no profile replay of $d/$n.map" >&2; exit 1; }
+        r=$(replayed_seconds "$d" "$d/$n.map")
         python3 -c 'import json, sys
 r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
 print(*sys.argv[3:8], repr(r["predicted_comm_time_max_seconds"]), sys.argv[8], repr(r["hop_bytes"]), repr(r["max_link_load_seconds"]), sys.argv[9])' \
