@@ -151,6 +151,8 @@ Result<MapOutcome> map_ranks(const Traffic& traffic, const Platform& platform, c
   const CommGraph bytes_graph = build_comm_graph(traffic, 0.0);
   problem.bytes_graph = &bytes_graph;
   problem.traffic = &traffic;
+  problem.point_to_point = options.point_to_point;
+  problem.bulk_model = options.bulk_model;
   problem.platform = &platform;
   auto allocation = make_allocation(platform, options.nodes, options.ppn);
   if (!allocation) return allocation.error();

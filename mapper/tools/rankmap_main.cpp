@@ -46,19 +46,28 @@ CollectiveModel parse_collectives(const std::string& s) {
   fail("--collectives must be 'model' or 'ignore', not '" + text::excerpt(s) + "'");
 }
 
-// `p2p`: the profile's point-to-point records (map --replay-profile).
-Traffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr,
-                     std::vector<PairTraffic>* p2p = nullptr) {
+// The profile's traffic, and its point-to-point traffic alone (what the
+// bulk model replays: MapOptions::point_to_point). `p2p`: the profile's
+// point-to-point records (map --replay-profile).
+struct LoadedTraffic {
+  Traffic traffic;
+  Traffic point_to_point;
+};
+LoadedTraffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr,
+                           std::vector<PairTraffic>* p2p = nullptr) {
   std::vector<std::string> warnings;
   Profile profile = take(read_profile(path, &warnings));
-  Traffic t = take(traffic_from_profile(profile, model), path);
+  LoadedTraffic loaded{take(traffic_from_profile(profile, model), path), {}};
+  loaded.point_to_point =
+      model == CollectiveModel::ignore ? loaded.traffic : take(traffic_from_profile(profile, CollectiveModel::ignore), path);
+  const Traffic& t = loaded.traffic;
   if (p_mpi) *p_mpi = mpi_fraction(profile);
   if (p2p) *p2p = profile.p2p;
   if (!quiet) {
     for (const auto& w : warnings) cli::print_warning("rankmap", w);
     for (const auto& n : t.notes) cli::print_note("rankmap", path + ": " + n);
   }
-  return t;
+  return loaded;
 }
 
 // The text table and the JSON both print the metric catalogue
@@ -145,6 +154,7 @@ struct Common {
   std::string shape, bytes;
   std::string trace;     // map --trace: choose among the default's candidates by replay
   bool replay_profile = false;  // map --replay-profile: the same, replaying the profile's bulk-synchronous program
+  bool no_bulk_model = false;   // map --no-bulk-model: the default keeps its static choice
   std::vector<std::string> candidates;  // map --candidate: more mappings to replay with --trace or --replay-profile
   double budget = 300;   // map --budget: wall seconds for those replays
 };
@@ -285,8 +295,11 @@ int run_map(const Common& o) {
   Platform platform = take(Platform::from_machine(machine), machine_where);
   MpiFraction p_mpi;
   std::vector<PairTraffic> p2p;
-  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi, &p2p);
+  const LoadedTraffic loaded = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi, &p2p);
+  const Traffic& traffic = loaded.traffic;
   MapOptions opt;
+  opt.point_to_point = &loaded.point_to_point;
+  opt.bulk_model = !o.no_bulk_model;
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
   opt.seed = o.seed;
@@ -384,6 +397,7 @@ int run_map(const Common& o) {
   eo.nodes = opt.nodes;
   eo.lower_bound = !o.no_bound;
   eo.bound_memo = make_lower_bound_memo();  // one bound for both
+  eo.point_to_point = &loaded.point_to_point;
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
   Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
   // The outlook against block: the replay's ratio when the trace was
@@ -413,7 +427,8 @@ int run_map(const Common& o) {
 
 int run_evaluate(const Common& o) {
   MpiFraction p_mpi;
-  Traffic traffic = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
+  const LoadedTraffic loaded = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi);
+  const Traffic& traffic = loaded.traffic;
   std::vector<Metrics> ms;
   std::vector<std::string> names;
   nlohmann::ordered_json all = nlohmann::ordered_json::array();
@@ -441,6 +456,7 @@ int run_evaluate(const Common& o) {
     eo.ppn = o.ppn;
     eo.lower_bound = !o.no_bound;
     eo.bound_memo = bound_memo;
+    eo.point_to_point = &loaded.point_to_point;
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));
@@ -533,6 +549,9 @@ int main(int argc, char** argv) {
     map->add_option("--trace", o.trace,
                     "time-independent trace of the application (smpirun -trace-ti index file): choose among the "
                     "default's candidates by replaying each in SimGrid (docs/simulation.md)");
+    map->add_flag("--no-bulk-model", o.no_bulk_model,
+                  "the default keeps its static choice: its bulk model does not judge between its candidates "
+                  "(docs/mapper.md, step 4; to compare the two)");
     map->add_flag("--replay-profile", o.replay_profile,
                   "without a trace: choose among the default's candidates by replaying the profile's point-to-point "
                   "traffic as a bulk-synchronous program in SimGrid (docs/simulation.md, \"Replaying a profile\")");

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -45,6 +46,8 @@ struct Metrics {
   // shared with every other flow; intra-node flows at the node's speed.
   double predicted_comm_time_max = 0;   // slowest rank
   double predicted_comm_time_mean = 0;  // mean over ranks
+  // The bulk-synchronous model (predicted_bulk_time): kNoValue where not run.
+  double predicted_bulk_time = kNoValue;
   double lower_bound_hop_bytes = 0;
   double lower_bound_weighted = 0;
   double gap_hop_bytes = 0;        // hop_bytes / bound - 1 (0 when both are 0)
@@ -71,6 +74,9 @@ struct EvaluateOptions {
   std::vector<int> nodes;   // allocated nodes for the lower bound; empty: all
   bool lower_bound = true;
   std::shared_ptr<LowerBoundMemo> bound_memo;  // optional: reuse bounds across calls
+  // The traffic the bulk model replays (MapOptions::point_to_point); null:
+  // the evaluated traffic.
+  const Traffic* point_to_point = nullptr;
 };
 std::shared_ptr<LowerBoundMemo> make_lower_bound_memo();
 
@@ -108,6 +114,24 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
 // does not).
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options = {});
+
+// The bulk-synchronous model (docs/mapper.md, "Bulk-synchronous model"):
+// the traffic as the program `rankmap-sim bulk-trace` writes (in round k
+// every pair with more than k messages sends one of its mean size, and every
+// rank waits for its round's requests before the next), run in a flow-level
+// simulation: each message pays its route latency, then shares the links it
+// crosses with the messages flowing at the same time (weighted max-min
+// fairness, weights 1 / route latency, as SimGrid); inside a package at
+// shm_bw unshared. Returns the time the last rank ends its last round, or
+// nothing past `max_work`.
+struct BulkModelOptions {
+  int min_rounds = 4;    // as BulkTraceOptions
+  int max_rounds = 100;
+  double detached_below = 65536;  // SMPI's send-is-detached threshold (bytes)
+  std::int64_t max_work = 4'000'000;
+};
+std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
+                                          const Platform& platform, const BulkModelOptions& options = {});
 
 // The lower bound on sum(bytes x distance) over any placement with `ppn` ranks
 // per node on `nodes` (docs/mapper.md): each rank gets its partners, heaviest
@@ -149,6 +173,10 @@ struct MapProblem {
   const CommGraph* graph = nullptr;   // bytes + message equivalents (what paper and scotch optimise)
   const CommGraph* bytes_graph = nullptr;  // bytes only (the default's search objective); may be null
   const Traffic* traffic = nullptr;   // directed traffic (link loads, final choice)
+  // The point-to-point traffic alone (the bulk model's program: collectives
+  // are phases of their own, run by SMPI's algorithms); null: `traffic`.
+  const Traffic* point_to_point = nullptr;
+  bool bulk_model = true;             // see MapOptions::bulk_model
   const Platform* platform = nullptr;
   Allocation allocation;              // the nodes and how many ranks each may hold
   std::uint64_t seed = 1;
@@ -212,6 +240,13 @@ struct MapOptions {
   // Threads the default may use for its independent steps (0: the cores
   // the process may run on). The mapping does not depend on it.
   int threads = 0;
+  // The profile's traffic without collectives (traffic_from_profile with
+  // CollectiveModel::ignore), which the default's bulk model replays
+  // (MapProblem::point_to_point); null: the traffic itself.
+  const Traffic* point_to_point = nullptr;
+  // The default's bulk model may replace its static choice (docs/mapper.md,
+  // step 4); false keeps the static choice (to compare the two).
+  bool bulk_model = true;
 };
 
 // The allocation of --nodes (empty: every node in index order) at --ppn

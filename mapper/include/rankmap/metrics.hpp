@@ -60,6 +60,10 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
        "the time model's prediction for the slowest rank: its messages' latency plus their bytes at the max-min "
        "fair share of every link they cross, all flows at once; intra-node messages at the node's speed",
        [](const Metrics& m) { return m.predicted_comm_time_max; }},
+      {"predicted_bulk_time_seconds", "bulk model", MetricUnit::seconds, Better::lower,
+       "the bulk-synchronous model: the traffic as rounds in which every pair sends one message and every rank "
+       "waits for its round, in a flow-level simulation of the real routing (n/a above 8,192 ranks)",
+       [](const Metrics& m) { return m.predicted_bulk_time; }},
       {"predicted_comm_time_mean_seconds", "time model, mean rank", MetricUnit::seconds, Better::lower,
        "the time model's prediction averaged over ranks", [](const Metrics& m) { return m.predicted_comm_time_mean; }},
       {"nodes_used", "nodes used", MetricUnit::count, Better::neither, "torus nodes that hold at least one rank",

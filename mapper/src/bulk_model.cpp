@@ -1,0 +1,339 @@
+// The bulk-synchronous model (docs/mapper.md, "Bulk-synchronous model"):
+// the program `rankmap-sim bulk-trace` writes, run in a flow-level
+// simulation of our own instead of SimGrid's.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <optional>
+#include <queue>
+
+#include "rankmap/mapper.hpp"
+
+namespace rankmap {
+
+namespace {
+
+constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// One ordered pair of ranks as the program sends it: `rounds` messages of
+// `size` bytes, one per round.
+struct Pair {
+  int src = 0, dst = 0;
+  int rounds = 0;
+  double size = 0;
+  double latency = 0;
+  double weight = 1;       // share of a link: 1 / route latency, as SimGrid weighs a flow
+  double fixed_bw = 0;     // > 0: inside one package, at this rate, unshared
+  bool sender_waits = false;  // rendezvous: the send completes with the transfer
+  int first_link = 0, links = 0;  // into route_links
+};
+
+// The rounds of every pair: the pairs' message counts divided by the largest
+// common divisor that leaves `min_rounds` (the program repeats), and above
+// `max_rounds` scaled down and rounded (at least one message per pair), as
+// rankmap-sim bulk-trace does.
+std::vector<int> pair_rounds(const std::vector<double>& counts, const BulkModelOptions& options) {
+  std::uint64_t divisor = 0, most = 0;
+  for (double c : counts) {
+    const auto m = static_cast<std::uint64_t>(c);
+    divisor = std::gcd(divisor, m);
+    most = std::max(most, m);
+  }
+  std::uint64_t d = 1;
+  if (divisor > 0 && options.min_rounds > 0 && most / static_cast<std::uint64_t>(options.min_rounds) > 0) {
+    const std::uint64_t limit = most / static_cast<std::uint64_t>(options.min_rounds);
+    // The largest divisor of `divisor` at most `limit`.
+    for (std::uint64_t f = (divisor + limit - 1) / limit; f <= divisor && f < (divisor + limit - 1) / limit + 100'000; ++f)
+      if (divisor % f == 0) {
+        d = divisor / f;
+        break;
+      }
+  }
+  if (options.max_rounds > 0 && most / d > static_cast<std::uint64_t>(options.max_rounds))
+    d = (most + options.max_rounds - 1) / options.max_rounds;
+  std::vector<int> rounds(counts.size());
+  for (size_t i = 0; i < counts.size(); ++i) {
+    const auto m = static_cast<std::uint64_t>(counts[i]);
+    rounds[i] = static_cast<int>(std::max<std::uint64_t>(1, m / d + (m % d >= (d + 1) / 2 ? 1 : 0)));
+  }
+  return rounds;
+}
+
+class BulkSimulation {
+ public:
+  BulkSimulation(std::vector<Pair> pairs, std::vector<int> route_links, std::vector<double> capacity, int ranks)
+      : pairs_(std::move(pairs)), route_links_(std::move(route_links)), capacity_(std::move(capacity)),
+        out_(static_cast<size_t>(ranks)), in_(static_cast<size_t>(ranks)), round_(static_cast<size_t>(ranks), 0),
+        last_round_(static_cast<size_t>(ranks), 0), pending_(static_cast<size_t>(ranks), 0),
+        send_posted_(pairs_.size()), recv_posted_(pairs_.size()), link_cap_(capacity_.size()),
+        link_weight_(capacity_.size()), link_unfixed_(capacity_.size(), 0) {
+    for (size_t p = 0; p < pairs_.size(); ++p) {
+      const Pair& q = pairs_[p];
+      out_[static_cast<size_t>(q.src)].push_back(static_cast<int>(p));
+      in_[static_cast<size_t>(q.dst)].push_back(static_cast<int>(p));
+      for (int r : {q.src, q.dst}) last_round_[static_cast<size_t>(r)] = std::max(last_round_[static_cast<size_t>(r)], q.rounds);
+    }
+  }
+
+  // The time the last rank finishes its last round; empty past `max_work`.
+  std::optional<double> run(std::int64_t max_work) {
+    for (size_t r = 0; r < out_.size(); ++r) start_round(static_cast<int>(r));
+    while (true) {
+      double next = queue_.empty() ? kNever : queue_.top().time;
+      for (const Active& a : active_)
+        if (a.rate > 0) next = std::min(next, now_ + a.remaining / a.rate);
+      if (next == kNever) break;
+      if (work_ > max_work) return std::nullopt;
+      const double dt = next - now_;
+      now_ = next;
+      bool changed = false;
+      // Transfers that end now (within rounding), then the queued events.
+      for (size_t i = 0; i < active_.size();) {
+        Active& a = active_[i];
+        a.remaining -= a.rate * dt;
+        if (a.remaining <= 1e-9 * pairs_[static_cast<size_t>(a.pair)].size + 1e-6) {
+          const Active done = a;
+          active_[i] = active_.back();
+          active_.pop_back();
+          changed = true;
+          arrive(done.pair);
+          continue;
+        }
+        ++i;
+      }
+      while (!queue_.empty() && queue_.top().time <= now_ * (1 + 1e-12)) {
+        const Event e = queue_.top();
+        queue_.pop();
+        if (e.arrives) {
+          arrive(e.pair);
+        } else {
+          active_.push_back({e.pair, pairs_[static_cast<size_t>(e.pair)].size, 0});
+          changed = true;
+        }
+      }
+      if (changed) share_links();
+    }
+    // (A transfer left without bandwidth would leave its ranks waiting.)
+    for (size_t r = 0; r < round_.size(); ++r)
+      if (round_[r] < last_round_[r]) return std::nullopt;
+    return finish_;
+  }
+
+ private:
+  struct Event {
+    double time;
+    int pair;
+    bool arrives;  // false: its latency is over and its bytes start to flow
+    bool operator>(const Event& o) const { return time > o.time; }
+  };
+  struct Active {
+    int pair;
+    double remaining;
+    double rate;
+  };
+
+  // Rank r posts its round: a receive per incoming pair, a send per outgoing
+  // one; a round without requests ends at once.
+  void start_round(int r) {
+    while (round_[static_cast<size_t>(r)] < last_round_[static_cast<size_t>(r)]) {
+      const int k = round_[static_cast<size_t>(r)];
+      for (int p : in_[static_cast<size_t>(r)])
+        if (k < pairs_[static_cast<size_t>(p)].rounds) {
+          ++pending_[static_cast<size_t>(r)];
+          post(p, recv_posted_[static_cast<size_t>(p)], send_posted_[static_cast<size_t>(p)]);
+        }
+      for (int p : out_[static_cast<size_t>(r)])
+        if (k < pairs_[static_cast<size_t>(p)].rounds) {
+          if (pairs_[static_cast<size_t>(p)].sender_waits) ++pending_[static_cast<size_t>(r)];
+          post(p, send_posted_[static_cast<size_t>(p)], recv_posted_[static_cast<size_t>(p)]);
+        }
+      if (pending_[static_cast<size_t>(r)] > 0) return;
+      ++round_[static_cast<size_t>(r)];
+    }
+    finish_ = std::max(finish_, now_);
+  }
+
+  // One side of pair p's next message is posted; it starts when the other
+  // side has posted too (messages of a pair match in order).
+  void post(int p, int& mine, int& theirs) {
+    ++mine;
+    if (mine > theirs) return;  // the other side has not posted this one yet
+    const Pair& q = pairs_[static_cast<size_t>(p)];
+    if (q.fixed_bw > 0 || !(q.size > 0))
+      queue_.push({now_ + q.latency + (q.fixed_bw > 0 ? q.size / q.fixed_bw : 0.0), p, true});
+    else
+      queue_.push({now_ + q.latency, p, false});
+  }
+
+  void arrive(int p) {
+    const Pair& q = pairs_[static_cast<size_t>(p)];
+    complete(q.dst);
+    if (q.sender_waits) complete(q.src);
+  }
+
+  void complete(int r) {
+    if (--pending_[static_cast<size_t>(r)] > 0) return;
+    ++round_[static_cast<size_t>(r)];
+    start_round(r);
+  }
+
+  // Weighted max-min fair rates of the flowing transfers (progressive
+  // filling: the link that gives the least per unit of weight fixes its
+  // flows' rates, which leave the other links; repeat).
+  void share_links() {
+    touched_.clear();
+    for (const Active& a : active_) {
+      const Pair& q = pairs_[static_cast<size_t>(a.pair)];
+      work_ += q.links;
+      for (int i = 0; i < q.links; ++i) {
+        const int l = route_links_[static_cast<size_t>(q.first_link + i)];
+        if (link_unfixed_[static_cast<size_t>(l)]++ == 0) {
+          touched_.push_back(l);
+          link_cap_[static_cast<size_t>(l)] = capacity_[static_cast<size_t>(l)];
+          link_weight_[static_cast<size_t>(l)] = 0;
+        }
+        link_weight_[static_cast<size_t>(l)] += q.weight;
+      }
+    }
+    // Flows per link (CSR over the touched links).
+    on_start_.assign(touched_.size() + 1, 0);
+    slot_.resize(capacity_.size());
+    for (size_t i = 0; i < touched_.size(); ++i) {
+      slot_[static_cast<size_t>(touched_[i])] = static_cast<int>(i);
+      on_start_[i + 1] = on_start_[i] + link_unfixed_[static_cast<size_t>(touched_[i])];
+    }
+    on_link_.resize(static_cast<size_t>(on_start_.back()));
+    std::vector<int> fill(on_start_.begin(), on_start_.end() - 1);
+    for (size_t f = 0; f < active_.size(); ++f) {
+      const Pair& q = pairs_[static_cast<size_t>(active_[f].pair)];
+      active_[f].rate = -1;
+      for (int i = 0; i < q.links; ++i) {
+        const int l = route_links_[static_cast<size_t>(q.first_link + i)];
+        on_link_[static_cast<size_t>(fill[static_cast<size_t>(slot_[static_cast<size_t>(l)])]++)] = static_cast<int>(f);
+      }
+    }
+    // The links by the level they would give, least first. Fixing a flow at
+    // the least level only raises the level of its other links (the flow
+    // took less than their average share), so an entry's key is at most
+    // its link's level: a popped entry below its link's level goes back in
+    // with the new one, and one that is still exact is the least link.
+    using Level = std::pair<double, int>;
+    auto level_of = [&](int l) { return std::max(link_cap_[static_cast<size_t>(l)], 0.0) / link_weight_[static_cast<size_t>(l)]; };
+    heap_.clear();
+    for (int l : touched_) heap_.push_back({level_of(l), l});
+    work_ += static_cast<std::int64_t>(touched_.size());
+    std::make_heap(heap_.begin(), heap_.end(), std::greater<Level>());
+    while (!heap_.empty()) {
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Level>());
+      const auto [key, l] = heap_.back();
+      heap_.pop_back();
+      if (link_unfixed_[static_cast<size_t>(l)] == 0) continue;
+      const double level = level_of(l);
+      if (level > key * (1 + 1e-12)) {
+        heap_.push_back({level, l});
+        ++work_;
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<Level>());
+        continue;
+      }
+      ++work_;
+      const int slot = slot_[static_cast<size_t>(l)];
+      for (int j = on_start_[static_cast<size_t>(slot)]; j < on_start_[static_cast<size_t>(slot) + 1]; ++j) {
+        Active& a = active_[static_cast<size_t>(on_link_[static_cast<size_t>(j)])];
+        if (a.rate >= 0) continue;
+        const Pair& q = pairs_[static_cast<size_t>(a.pair)];
+        a.rate = level * q.weight;
+        for (int i = 0; i < q.links; ++i) {
+          const size_t m = static_cast<size_t>(route_links_[static_cast<size_t>(q.first_link + i)]);
+          link_cap_[m] -= a.rate;
+          link_weight_[m] -= q.weight;
+          --link_unfixed_[m];
+        }
+      }
+    }
+    for (int l : touched_) link_unfixed_[static_cast<size_t>(l)] = 0;
+  }
+
+  std::vector<Pair> pairs_;
+  std::vector<int> route_links_;
+  std::vector<double> capacity_;
+  std::vector<std::vector<int>> out_, in_;
+  std::vector<int> round_, last_round_, pending_;
+  std::vector<int> send_posted_, recv_posted_;  // messages posted so far, per pair and side
+  std::priority_queue<Event, std::vector<Event>, std::greater<Event>> queue_;
+  std::vector<Active> active_;
+  double now_ = 0, finish_ = 0;
+  std::int64_t work_ = 0;  // flow-links visited and heap entries: what the run costs
+  // share_links' scratch.
+  std::vector<double> link_cap_, link_weight_;
+  std::vector<int> link_unfixed_, touched_, on_start_, on_link_, slot_;
+  std::vector<std::pair<double, int>> heap_;
+};
+
+}  // namespace
+
+std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
+                                          const Platform& platform, const BulkModelOptions& options) {
+  const Network& net = platform.net();
+  const LatencyModel& lat = platform.latency;
+  const IntraNodeCosts& intra = platform.intra_node;
+  // Links: the network's, then each multi-package node's inter-socket links
+  // (node n's from package p to q: socket_first[n] + p x packages + q).
+  std::vector<std::int64_t> socket_first(static_cast<size_t>(net.nodes()), -1);
+  std::int64_t link_slots = net.link_slots();
+  for (int n = 0; n < net.nodes(); ++n) {
+    const int packages = platform.node(n).packages();
+    if (packages < 2) continue;
+    socket_first[static_cast<size_t>(n)] = link_slots;
+    link_slots += static_cast<std::int64_t>(packages) * packages;
+  }
+  std::vector<double> capacity(static_cast<size_t>(link_slots), intra.socket_bw);
+  for (int l = 0; l < net.link_slots(); ++l) capacity[static_cast<size_t>(l)] = net.link_exists(l) ? net.link_capacity(l) : 0.0;
+  std::vector<double> counts;
+  std::vector<const Flow*> flows;
+  for (const Flow& f : traffic.flows) {
+    // (At most 2^62 messages: a hostile profile's count still converts.)
+    const double m = std::min(std::round(f.messages), 0x1p62);
+    if (!(m >= 1)) continue;
+    counts.push_back(m);
+    flows.push_back(&f);
+  }
+  const std::vector<int> rounds = pair_rounds(counts, options);
+  std::vector<Pair> pairs;
+  std::vector<int> route_links;
+  std::vector<Hop> hops;
+  for (size_t i = 0; i < flows.size(); ++i) {
+    const Flow& f = *flows[i];
+    Pair q;
+    q.src = f.src;
+    q.dst = f.dst;
+    q.rounds = rounds[i];
+    q.size = f.bytes / counts[i];
+    q.sender_waits = q.size >= options.detached_below;
+    q.first_link = static_cast<int>(route_links.size());
+    const int a = placement[static_cast<size_t>(f.src)].node, b = placement[static_cast<size_t>(f.dst)].node;
+    if (a == b) {
+      const NodeTopology& node = platform.node(a);
+      const int p = node.package_of_core(placement[static_cast<size_t>(f.src)].core);
+      const int r = node.package_of_core(placement[static_cast<size_t>(f.dst)].core);
+      if (socket_first[static_cast<size_t>(a)] < 0 || p == r) {
+        q.latency = intra.shm_lat;
+        q.fixed_bw = intra.shm_bw;
+      } else {
+        q.latency = intra.socket_lat;
+        route_links.push_back(static_cast<int>(socket_first[static_cast<size_t>(a)] + static_cast<std::int64_t>(p) * node.packages() + r));
+      }
+    } else {
+      net.route(a, b, hops);
+      q.latency = lat.t_inj + static_cast<double>(hops.size()) * lat.t_hop;
+      for (const Hop& h : hops) route_links.push_back(h.link);
+    }
+    q.links = static_cast<int>(route_links.size()) - q.first_link;
+    q.weight = q.latency > 0 ? 1.0 / q.latency : 1.0;
+    pairs.push_back(q);
+  }
+  BulkSimulation sim(std::move(pairs), std::move(route_links), std::move(capacity), traffic.ranks);
+  return sim.run(options.max_work);
+}
+
+}  // namespace rankmap
