@@ -50,7 +50,8 @@ if [ "${1:-}" != --doc-only ]; then
       mkdir -p "$d"
       for seed in $seeds; do
         t0=$(now)
-        "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --seed "$seed" -o "$d/s$seed.map" 2> "$d/s$seed.log" > /dev/null
+        # Not quiet: the notes (stderr) say whether the bulk model chose.
+        "$rankmap" map -p "$prof" -m "$machine" --ppn "$ppn" --seed "$seed" -o "$d/s$seed.map" 2> "$d/s$seed.log" > /dev/null
         wall=$(tenths_since "$t0")
         t0=$(now)
         "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --seed "$seed" --no-bulk-model -o "$d/s$seed-static.map" \

@@ -2,12 +2,14 @@
 // the program `rankmap-sim bulk-trace` writes, run in a flow-level
 // simulation of our own instead of SimGrid's.
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <queue>
 
+#include "rankmap/bulk_rounds.hpp"
 #include "rankmap/mapper.hpp"
 
 namespace rankmap {
@@ -28,37 +30,6 @@ struct Pair {
   bool sender_waits = false;  // rendezvous: the send completes with the transfer
   int first_link = 0, links = 0;  // into route_links
 };
-
-// The rounds of every pair: the pairs' message counts divided by the largest
-// common divisor that leaves `min_rounds` (the program repeats), and above
-// `max_rounds` scaled down and rounded (at least one message per pair), as
-// rankmap-sim bulk-trace does.
-std::vector<int> pair_rounds(const std::vector<double>& counts, const BulkModelOptions& options) {
-  std::uint64_t divisor = 0, most = 0;
-  for (double c : counts) {
-    const auto m = static_cast<std::uint64_t>(c);
-    divisor = std::gcd(divisor, m);
-    most = std::max(most, m);
-  }
-  std::uint64_t d = 1;
-  if (divisor > 0 && options.min_rounds > 0 && most / static_cast<std::uint64_t>(options.min_rounds) > 0) {
-    const std::uint64_t limit = most / static_cast<std::uint64_t>(options.min_rounds);
-    // The largest divisor of `divisor` at most `limit`.
-    for (std::uint64_t f = (divisor + limit - 1) / limit; f <= divisor && f < (divisor + limit - 1) / limit + 100'000; ++f)
-      if (divisor % f == 0) {
-        d = divisor / f;
-        break;
-      }
-  }
-  if (options.max_rounds > 0 && most / d > static_cast<std::uint64_t>(options.max_rounds))
-    d = (most + options.max_rounds - 1) / options.max_rounds;
-  std::vector<int> rounds(counts.size());
-  for (size_t i = 0; i < counts.size(); ++i) {
-    const auto m = static_cast<std::uint64_t>(counts[i]);
-    rounds[i] = static_cast<int>(std::max<std::uint64_t>(1, m / d + (m % d >= (d + 1) / 2 ? 1 : 0)));
-  }
-  return rounds;
-}
 
 class BulkSimulation {
  public:
@@ -298,7 +269,13 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     counts.push_back(m);
     flows.push_back(&f);
   }
-  const std::vector<int> rounds = pair_rounds(counts, options);
+  // The rounds of rankmap-sim bulk-trace's program.
+  std::uint64_t gcd = 0, most = 0;
+  for (double c : counts) {
+    gcd = std::gcd(gcd, static_cast<std::uint64_t>(c));
+    most = std::max(most, static_cast<std::uint64_t>(c));
+  }
+  const BulkRounds rounds = bulk_rounds(gcd, most, options.min_rounds, options.max_rounds);
   std::vector<Pair> pairs;
   std::vector<int> route_links;
   std::vector<Hop> hops;
@@ -307,7 +284,7 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     Pair q;
     q.src = f.src;
     q.dst = f.dst;
-    q.rounds = rounds[i];
+    q.rounds = static_cast<int>(std::min<std::uint64_t>(bulk_pair_rounds(static_cast<std::uint64_t>(counts[i]), rounds.divisor), INT_MAX));
     q.size = f.bytes / counts[i];
     q.sender_waits = q.size >= options.detached_below;
     q.first_link = static_cast<int>(route_links.size());
@@ -333,7 +310,10 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     pairs.push_back(q);
   }
   BulkSimulation sim(std::move(pairs), std::move(route_links), std::move(capacity), traffic.ranks);
-  return sim.run(options.max_work);
+  // The program's rounds repeat `divisor` times.
+  const std::optional<double> time = sim.run(options.max_work);
+  if (!time) return std::nullopt;
+  return *time * static_cast<double>(rounds.divisor);
 }
 
 }  // namespace rankmap

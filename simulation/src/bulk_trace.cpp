@@ -1,5 +1,7 @@
 #include "rankmap/bulk_trace.hpp"
 
+#include "rankmap/bulk_rounds.hpp"
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -36,18 +38,6 @@ std::string count_and_type(std::uint64_t b) {
   return std::to_string(b / 8) + " 0";
 }
 
-// The largest divisor of n that is at most `limit` (1 if none is found in
-// 100,000 trials: n and limit come from the profile, which may be hostile).
-std::uint64_t largest_divisor_within(std::uint64_t n, std::uint64_t limit) {
-  if (n == 0 || limit == 0) return 1;
-  if (n <= limit) return n;
-  // The smallest f >= n / limit that divides n gives the largest n / f <= limit.
-  const std::uint64_t first = n / limit + (n % limit != 0 ? 1 : 0);
-  for (std::uint64_t f = first; f < first + 100'000 && f <= n; ++f)
-    if (n % f == 0) return n / f;
-  return 1;
-}
-
 }  // namespace
 
 Result<BulkTrace> bulk_trace(int ranks, const std::vector<PairTraffic>& p2p, const BulkTraceOptions& options) {
@@ -63,17 +53,12 @@ Result<BulkTrace> bulk_trace(int ranks, const std::vector<PairTraffic>& p2p, con
     most = std::max(most, p.messages);
   }
   BulkTrace out;
-  out.divisor = largest_divisor_within(divisor, options.min_rounds == 0 ? divisor : most / options.min_rounds);
-  if (options.max_rounds > 0 && most / out.divisor > options.max_rounds) {
-    out.divisor = (most + options.max_rounds - 1) / options.max_rounds;
-    out.exact = false;
-  }
+  const BulkRounds schedule = bulk_rounds(divisor, most, options.min_rounds, options.max_rounds);
+  out.divisor = schedule.divisor;
+  out.exact = schedule.exact;
   // Counted before anything is written: a hostile profile (10^18 messages
   // on a pair, with no limit on rounds) fails here instead of filling memory.
-  auto rounds_of = [&](const PairTraffic& p) {
-    // Rounded to the nearest, at least one: every pair keeps a message.
-    return std::max<std::uint64_t>(1, p.messages / out.divisor + (p.messages % out.divisor >= (out.divisor + 1) / 2 ? 1 : 0));
-  };
+  auto rounds_of = [&](const PairTraffic& p) { return bulk_pair_rounds(p.messages, out.divisor); };
   double actions = 2.0 * ranks;  // init, finalize
   for (const PairTraffic& p : p2p)
     if (p.messages > 0) actions += 2.0 * static_cast<double>(rounds_of(p)) + 1;  // send, receive, a share of the waitalls

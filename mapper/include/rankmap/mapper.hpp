@@ -125,8 +125,8 @@ std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vect
 // shm_bw unshared. Returns the time the last rank ends its last round, or
 // nothing past `max_work`.
 struct BulkModelOptions {
-  int min_rounds = 4;    // as BulkTraceOptions
-  int max_rounds = 100;
+  std::uint64_t min_rounds = 4;  // as BulkTraceOptions (rankmap/bulk_rounds.hpp)
+  std::uint64_t max_rounds = 100;
   double detached_below = 65536;  // SMPI's send-is-detached threshold (bytes)
   std::int64_t max_work = 4'000'000;
 };
