@@ -57,7 +57,7 @@ if [ "${1:-}" != --doc-only ]; then
         "$rankmap" map -q -p "$prof" -m "$machine" --ppn "$ppn" --seed "$seed" --no-bulk-model -o "$d/s$seed-static.map" \
           2> /dev/null > /dev/null
         wall_static=$(tenths_since "$t0")
-        fired=no sim=- sim_static=-
+        fired=no simulated=- simulated_static=-
         if grep -q "the bulk model predicts" "$d/s$seed.log"; then
           fired=yes
           if [ -x "$build/examples/smpi/$ex" ]; then
@@ -67,13 +67,13 @@ if [ "${1:-}" != --doc-only ]; then
               "$sim" run --mapping "$d/$m.map" -- "$build/examples/smpi/$ex" $args > "$d/$m.sim.log" 2>&1 < /dev/null ||
                 { echo "bulk_choice.sh: simulation of $group/$ex on $m failed (see $d/$m.sim.log)" >&2; exit 1; }
             done
-            sim=$(simulated_seconds "$d/s$seed.sim.log")
-            sim_static=$(simulated_seconds "$d/s$seed-static.sim.log")
+            simulated=$(simulated_seconds "$d/s$seed.sim.log")
+            simulated_static=$(simulated_seconds "$d/s$seed-static.sim.log")
           fi
         fi
         "$rankmap" evaluate -q --no-bound --json -p "$prof" "$d/s$seed.map" "$d/s$seed-static.map" > "$d/s$seed.json"
-        echo "$group $ex $seed $ranks $fired $wall $wall_static $d/s$seed.json $sim $sim_static" >> "$results"
-        log "$group $ex seed $seed: bulk model fired: $fired; SimGrid $sim against $sim_static s"
+        echo "$group $ex $seed $ranks $fired $wall $wall_static $d/s$seed.json $simulated $simulated_static" >> "$results"
+        log "$group $ex seed $seed: bulk model fired: $fired; SimGrid $simulated against $simulated_static s"
       done
     done
   done

@@ -15,7 +15,9 @@
 #   replay     of the profile: rankmap-sim bulk-trace (the profile's traffic as a
 #              bulk-synchronous program) replayed on each placement
 #              (rankmap-sim replay --comm-only), what `rankmap map --replay-profile`
-#              judges by; and one placement more, the default's choice by it.
+#              judges by; and one placement more, the default's choice by it;
+#   bulk       rankmap evaluate's bulk model: the same program in the
+#              mapper's own flow-level simulation (what the default judges by).
 # Then per program: does each model order the placements as SimGrid does
 # (pairwise agreement, Kendall's tau, same fastest placement), and the
 # relative error of the predicted time, and of the predicted ratio to block.
@@ -48,15 +50,18 @@ for g in "${groups[@]}"; do
   for ex in ${g##*|}; do args[$ex]=$(example_args "$ex" 128); done
 done
 
-results="$out/results.txt"   # group program placement old_model new_model simulated profile_replay
+results="$out/results.txt"   # group program placement old_model new_model simulated profile_replay bulk_model
 walls_file="$out/replay-seconds.txt"  # group program: wall s of map --replay-profile, of map
 # One results line: the two models from the evaluate JSON, SimGrid's time
-# from the log, the profile's replay from the replay table.
+# from the log, the profile's replay from the replay table, the bulk model
+# (the mapper's own run of that program; nan past its work cap) from the JSON.
 emit() {  # group ex name json map simlog dir
   local t r; t=$(simulated_seconds "$6")
   r=$(replayed_seconds "$7" "$5")
   python3 -c 'import json, sys; r = {r["mapping"]: r for r in json.load(open(sys.argv[1]))}[sys.argv[2]]
-print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), *sys.argv[6:8])' \
+b = r["predicted_bulk_time_seconds"]
+print(*sys.argv[3:6], repr(r["comm_time_max_seconds"]), repr(r["predicted_comm_time_max_seconds"]), *sys.argv[6:8],
+      "nan" if b is None else repr(b))' \
     "$4" "$5" "$1" "$2" "$3" "$t" "$r" >> "$results"
 }
 doc_only="" rescore=""
@@ -146,14 +151,16 @@ for line in open(replay_seconds):
     walls["%s, %s" % (ex, group)] = (float(with_replay), float(alone))
 data = OrderedDict()
 for line in open(results):
-    group, ex, name, old, new, sim, replay = line.split()
-    data.setdefault((group, ex), OrderedDict())[name] = (float(old), float(new), float(sim), float(replay))
+    group, ex, name, old, new, sim, replay, bulk = line.split()
+    data.setdefault((group, ex), OrderedDict())[name] = (float(old), float(new), float(sim), float(replay), float(bulk))
 
 def kendall(xs, ys):
     """Pairwise agreement and Kendall's tau-b-like score: pairs SimGrid
     separates by more than 1% count; a model tie on such a pair counts half."""
     agree = total = 0.0
     for i, j in combinations(range(len(xs)), 2):
+        if xs[i] != xs[i] or xs[j] != xs[j]:
+            continue  # not predicted (nan): the bulk model past its work cap
         ds = ys[i] - ys[j]
         if abs(ds) <= 0.01 * max(ys[i], ys[j]):
             continue
@@ -189,7 +196,9 @@ print("  `predicted_comm_time_max_seconds` (\"time model, max rank\", docs/mappe
 print("  profile's point-to-point traffic as a bulk-synchronous program (`rankmap-sim bulk-trace`) replayed in SimGrid")
 print("  on the placement (`rankmap-sim replay --comm-only`): what `--replay-profile` judges by. Its times are a")
 print("  program's that sends each round's messages at once (and a repeated round once), not the application's:")
-print("  only its order counts, so its error is not reported.")
+print("  only its order counts, so its error is not reported. *bulk* = `predicted_bulk_time_seconds` (\"bulk model\",")
+print("  docs/mapper.md \"Bulk model\"): the same program, at least 4 rounds, run in the mapper's own flow-level")
+print("  simulation (what the default judges its near-equal candidates by); n/a past its work cap.")
 print("- **Simulation.** `rankmap-sim run --mapping X.map -- BUILD/examples/smpi/PROG ARGS` (SimGrid 3.32, communication")
 print("  only, identical on re-run); time = SimGrid's simulated time of the whole run (what the profile records).")
 print("- **Columns.** Times in seconds; *ratio* = time / block's time. *Order* = pairs of placements that SimGrid")
@@ -199,8 +208,8 @@ print()
 summary = []
 all_err = {"old": [], "new": []}
 all_rerr = {"old": [], "new": []}
-pairs = {"old": [0.0, 0.0], "new": [0.0, 0.0], "replay": [0.0, 0.0]}
-best_hits = {"old": 0, "new": 0, "replay": 0}
+pairs = {"old": [0.0, 0.0], "new": [0.0, 0.0], "replay": [0.0, 0.0], "bulk": [0.0, 0.0]}
+best_hits = {"old": 0, "new": 0, "replay": 0, "bulk": 0}
 # The default's choice by the profile's replay, in SimGrid, against the
 # default's static choice and against the fastest placement.
 chosen = []
@@ -210,16 +219,18 @@ for (group, ex), rows in data.items():
     new = [rows[n][1] for n in names]
     sim = [rows[n][2] for n in names]
     replay = [rows[n][3] for n in names]
+    bulk = [rows[n][4] for n in names]
     base = rows.get("block", rows[names[0]])
     label = "%s, %s" % (ex, group)
     print("### %s" % label)
     print()
-    print("| placement | SimGrid (s) | ratio | old model (s) | ratio | new model (s) | ratio | replay (s) | ratio |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| placement | SimGrid (s) | ratio | old model (s) | ratio | new model (s) | ratio | replay (s) | ratio | bulk model (s) | ratio |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in names:
-        o, w, s, r = rows[n]
-        print("| %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f |" % (
-            n, fmt(s), s / base[2], fmt(o), o / base[0], fmt(w), w / base[1], fmt(r), r / base[3]))
+        o, w, s, r, b = rows[n]
+        print("| %s | %s | %.3f | %s | %.3f | %s | %.3f | %s | %.3f | %s | %s |" % (
+            n, fmt(s), s / base[2], fmt(o), o / base[0], fmt(w), w / base[1], fmt(r), r / base[3],
+            "n/a" if b != b else fmt(b), "n/a" if b != b or base[4] != base[4] else "%.3f" % (b / base[4])))
         for key, v, b in (("old", o, base[0]), ("new", w, base[1])):
             all_err[key].append(abs(v - s) / s)
             all_rerr[key].append(abs(v / b - s / base[2]) / (s / base[2]))
@@ -231,37 +242,38 @@ for (group, ex), rows in data.items():
     fastest = min(ranked, key=lambda i: sim[i])
     if "profile-replay" in rows and "rankmap" in rows:
         chosen.append((label, rows["profile-replay"][2] / rows["rankmap"][2], rows["profile-replay"][2] / sim[fastest]))
-    for key, all_xs in (("old", old), ("new", new), ("replay", replay)):
+    for key, all_xs in (("old", old), ("new", new), ("replay", replay), ("bulk", bulk)):
         xs = [all_xs[i] for i in ranked]
         sims = [sim[i] for i in ranked]
         a, t = kendall(xs, sims)
         pairs[key][0] += a
         pairs[key][1] += t
-        pick = ranked[min(range(len(xs)), key=lambda i: xs[i])]
+        pick = ranked[min((i for i in range(len(xs)) if xs[i] == xs[i]), key=lambda i: xs[i])]
         hit = sim[pick] <= sim[fastest] * 1.01
         best_hits[key] += hit
-        errs = [abs(x - s) / s for x, s in zip(xs, sims)]
+        errs = [abs(x - s) / s for x, s in zip(xs, sims) if x == x]
         line[key] = (a, t, names[pick], hit, sum(errs) / len(errs), max(errs))
     summary.append((label, names[fastest], line))
 
 print("### Summary")
 print()
-print("| program | fastest in SimGrid | old: order | old: picks | old: err mean / max | new: order | new: picks | new: err mean / max | replay: order | replay: picks |")
-print("|---|---|---|---|---|---|---|---|---|---|")
+print("| program | fastest in SimGrid | old: order | old: picks | old: err mean / max | new: order | new: picks | new: err mean / max | replay: order | replay: picks | bulk: order | bulk: picks |")
+print("|---|---|---|---|---|---|---|---|---|---|---|---|")
 for ex, fastest, line in summary:
     cells = []
-    for key in ("old", "new", "replay"):
+    for key in ("old", "new", "replay", "bulk"):
         a, t, pick, hit, em, ex_ = line[key]
         cells += ["%g/%g" % (a, t), "%s%s" % (pick, "" if hit else " (wrong)")]
-        if key != "replay":
+        if key in ("old", "new"):
             cells.append("%.0f%% / %.0f%%" % (100 * em, 100 * ex_))
     print("| %s | %s | %s |" % (ex, fastest, " | ".join(cells)))
 def mean(v):
     return sum(v) / len(v) if v else float("nan")
-print("| **all** | | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right |" % (
+print("| **all** | | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right | %.0f%% / %.0f%% | %g/%g | %d of %d right | %g/%g | %d of %d right |" % (
     pairs["old"][0], pairs["old"][1], best_hits["old"], len(summary), 100 * mean(all_err["old"]), 100 * max(all_err["old"]),
     pairs["new"][0], pairs["new"][1], best_hits["new"], len(summary), 100 * mean(all_err["new"]), 100 * max(all_err["new"]),
-    pairs["replay"][0], pairs["replay"][1], best_hits["replay"], len(summary)))
+    pairs["replay"][0], pairs["replay"][1], best_hits["replay"], len(summary),
+    pairs["bulk"][0], pairs["bulk"][1], best_hits["bulk"], len(summary)))
 print()
 print("Relative error of the predicted ratio to block (what a user is told: \"x% faster\"), all programs and placements:")
 print("old model mean %.0f%%, max %.0f%%; new model mean %.0f%%, max %.0f%%." % (

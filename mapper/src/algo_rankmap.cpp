@@ -148,7 +148,7 @@ constexpr double kRelieveMinLoadGain = 0.05;  // max link load it must save for 
 // cost over the cheapest it may spend at most (and never more than the
 // time it saves), and how many candidates it replays besides the choice.
 constexpr double kBulkMinGain = 0.03;
-constexpr double kBulkCostShare = 0.05;
+constexpr double kBulkCostShare = 0.03;
 constexpr int kBulkShortlist = 8;
 // Each relief step prices every swap around the busiest links: ~1,200 rank
 // swaps and ~10 ms a step at 32k ranks of the random pattern (all 32,768
@@ -854,73 +854,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       }
     }
   }
-  // The bulk model's rate (issue 16; docs/mapper.md, step 4). The time
-  // model sends every flow at once, so it cannot see links shared only
-  // while messages overlap, nor ranks whose partners are near running
-  // ahead: on recorded MG at 128 ranks on desmos it ranks the 2x1x2 node
-  // blocks first, which SimGrid runs 1.22x as long as 4x1x1 runs. The bulk
-  // model replays the traffic as rounds (predicted_bulk_time) and orders
-  // them right. Among the candidates no worse than block, with a busiest
-  // link no heavier than the choice's, the one it predicts fastest replaces
-  // the choice if it is at least kBulkMinGain faster and costs at most as
-  // much more as it saves (a percent of cost for a percent of time, and at
-  // most kBulkCostShare over the cheapest). Skipped where one replay of the
-  // choice would pass the model's work cap (BulkModelOptions::max_work).
-  if (!large && p.preset != Preset::fast && p.bulk_model && best->score.max_link_relative > 0) {
-    const Traffic& program = p.point_to_point ? *p.point_to_point : *p.traffic;
-    auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
-    std::vector<const Candidate*> shortlist{best};
-    std::vector<const Candidate*> by_cost;
-    for (const Candidate& c : cands)
-      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) &&
-          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
-          c.score.max_link_relative <= best->score.max_link_relative * (1 + kTieShare))
-        by_cost.push_back(&c);
-    std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
-      return a->score.weighted_cost < b->score.weighted_cost;
-    });
-    // Candidates equal on both metrics are mostly one placement under the
-    // torus's symmetries (the same replay): one of each.
-    for (const Candidate* c : by_cost) {
-      if (static_cast<int>(shortlist.size()) > kBulkShortlist) break;
-      if (std::none_of(shortlist.begin(), shortlist.end(), [&](const Candidate* o) {
-            return same(o->score.weighted_cost, c->score.weighted_cost) &&
-                   same(o->score.max_link_relative, c->score.max_link_relative);
-          }))
-        shortlist.push_back(c);
-    }
-    auto bulk_time = [&](const Candidate& c) {
-      const auto placement = detail::cores_by_topology(g, c.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
-      return predicted_bulk_time(program, placement, *p.platform);
-    };
-    std::vector<std::optional<double>> time(shortlist.size());
-    if (shortlist.size() > 1) {
-      say("the bulk model on " + std::to_string(shortlist.size()) + " candidates");
-      time[0] = bulk_time(*best);
-      if (!time[0]) say("the bulk model passed its work cap: the static choice stands");
-    }
-    if (time[0]) {
-      detail::parallel_for(shortlist.size() - 1, p.threads, [&](size_t i) { time[i + 1] = bulk_time(*shortlist[i + 1]); });
-      size_t fastest = 0;
-      for (size_t i = 1; i < shortlist.size(); ++i) {
-        if (!time[i]) continue;
-        const double gain = 1 - *time[i] / *time[0];
-        const double dearer = shortlist[i]->score.weighted_cost / best->score.weighted_cost - 1;
-        if (gain >= kBulkMinGain && dearer <= gain && (fastest == 0 || *time[i] < *time[fastest])) fastest = i;
-      }
-      if (fastest > 0) {
-        char note[220];
-        std::snprintf(note, sizeof note,
-                      "took a placement the bulk model predicts %.1f%% faster for %+.2f%% cost (%s instead of %s)",
-                      100 * (1 - *time[fastest] / *time[0]),
-                      100 * (shortlist[fastest]->score.weighted_cost / best->score.weighted_cost - 1),
-                      shortlist[fastest]->name.c_str(), best->name.c_str());
-        out.notes.push_back(note);
-        best = shortlist[fastest];
-        bought_time = true;
-      }
-    }
-  }
   // The job spread over every allocated node (docs/mapper.md, step 4,
   // "Spread"). Where the allocation has more slots than ranks, the
   // candidates above pack the ranks onto as few nodes as their cost wants:
@@ -1067,17 +1000,18 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // Bought above that at the time model's rate: the relief may still take
   // lighter links at no more cost.
   if (bought_time) relieve_cost_cap = std::max(relieve_cost_cap, best->score.weighted_cost);
-  // (A placement bought for its time has its own note.)
-  if (!bought_time && best->score.max_link_relative > ref_load * (1 + 1e-12))
+  if (best->score.max_link_relative > ref_load * (1 + 1e-12))
     out.notes.push_back("chose the lower cost over the lower max link load of paper or scotch");
   const Candidate* block_start = nullptr;
   for (size_t i = 0; i < starts; ++i)
     if (cands[i].name == "block") block_start = &cands[i];
+  bool kept_block = false;
   if (block_start && best != block_start &&
       blk->weighted_cost <= best->score.weighted_cost * (1 + kTieShare) &&
       blk->max_link_relative <= best->score.max_link_relative * (1 + kTieShare)) {
     out.notes.push_back("no candidate beat block by more than 0.1% on cost or link load: kept block");
     best = block_start;
+    kept_block = true;
     relieve_cost_cap = 0;  // keep the launcher's placement as it is
   }
   Candidate chosen = *best;
@@ -1129,6 +1063,76 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) > 0) {
         c.score = detail::network_score(*p.traffic, torus, c.node_of);
         if (relief_taken(c, kTieShare)) chosen = std::move(c);
+      }
+    }
+  }
+  // The bulk model's rate (issue 16; docs/mapper.md, step 4). The time
+  // model sends every flow at once, so it cannot see links shared only
+  // while messages overlap, nor ranks whose partners are near running
+  // ahead: on recorded MG at 128 ranks on desmos it ranks the 2x1x2 node
+  // blocks first, which SimGrid runs 1.22x as long as 4x1x1 runs. The bulk
+  // model replays the traffic as rounds (predicted_bulk_time) and orders
+  // them right. Among the candidates no worse than block, with a busiest
+  // link no heavier than the choice's, the one it predicts fastest replaces
+  // the choice if it is at least kBulkMinGain faster and costs at most as
+  // much more as it saves (a percent of cost for a percent of time, and at
+  // most kBulkCostShare over the cheapest). Last, against the choice as the
+  // steps above leave it (their relief can end lighter than the candidate
+  // the model would pick). Not where block was kept (the profile's
+  // collectives, which the model leaves out, pair ranks in rank order), and
+  // not where one replay of the choice would pass the model's work cap
+  // (BulkModelOptions::max_work).
+  if (!large && p.preset != Preset::fast && p.bulk_model && !kept_block && chosen.score.max_link_relative > 0) {
+    const Traffic& program = p.point_to_point ? *p.point_to_point : *p.traffic;
+    auto same = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::max(std::abs(a), std::abs(b)); };
+    std::vector<const Candidate*> shortlist{&chosen};
+    std::vector<const Candidate*> by_cost;
+    for (const Candidate& c : cands)
+      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) &&
+          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
+          c.score.max_link_relative <= chosen.score.max_link_relative * (1 + kTieShare))
+        by_cost.push_back(&c);
+    std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
+      return a->score.weighted_cost < b->score.weighted_cost;
+    });
+    // Candidates equal on both metrics are mostly one placement under the
+    // torus's symmetries (the same replay): one of each.
+    for (const Candidate* c : by_cost) {
+      if (static_cast<int>(shortlist.size()) > kBulkShortlist) break;
+      if (std::none_of(shortlist.begin(), shortlist.end(), [&](const Candidate* o) {
+            return same(o->score.weighted_cost, c->score.weighted_cost) &&
+                   same(o->score.max_link_relative, c->score.max_link_relative);
+          }))
+        shortlist.push_back(c);
+    }
+    auto bulk_time = [&](const Candidate& c) {
+      const auto placement = detail::cores_by_topology(g, c.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+      return predicted_bulk_time(program, placement, *p.platform);
+    };
+    std::vector<std::optional<double>> time(shortlist.size());
+    if (shortlist.size() > 1) {
+      say("the bulk model on " + std::to_string(shortlist.size()) + " candidates");
+      time[0] = bulk_time(chosen);
+      if (!time[0]) say("the bulk model passed its work cap: the static choice stands");
+    }
+    if (time[0]) {
+      detail::parallel_for(shortlist.size() - 1, p.threads, [&](size_t i) { time[i + 1] = bulk_time(*shortlist[i + 1]); });
+      size_t fastest = 0;
+      for (size_t i = 1; i < shortlist.size(); ++i) {
+        if (!time[i]) continue;
+        const double gain = 1 - *time[i] / *time[0];
+        const double dearer = shortlist[i]->score.weighted_cost / chosen.score.weighted_cost - 1;
+        if (gain >= kBulkMinGain && dearer <= gain && (fastest == 0 || *time[i] < *time[fastest])) fastest = i;
+      }
+      if (fastest > 0) {
+        char note[220];
+        std::snprintf(note, sizeof note,
+                      "took a placement the bulk model predicts %.1f%% faster for %+.2f%% cost (%s instead of %s)",
+                      100 * (1 - *time[fastest] / *time[0]),
+                      100 * (shortlist[fastest]->score.weighted_cost / chosen.score.weighted_cost - 1),
+                      shortlist[fastest]->name.c_str(), chosen.name.c_str());
+        out.notes.push_back(note);
+        chosen = *shortlist[fastest];
       }
     }
   }

@@ -543,8 +543,12 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
     m.comm_time_mean = std::accumulate(rank_time.begin(), rank_time.end(), 0.0) / static_cast<double>(rank_time.size());
   }
   const std::vector<double> predicted = predicted_rank_times(traffic, placement, platform, options);
-  if (traffic.ranks <= 8192)
-    if (auto t = predicted_bulk_time(options.point_to_point ? *options.point_to_point : traffic, placement, platform))
+  // The bulk model, where it is affordable: up to kBulkModelMaxRanks and five times the work the default spends on one
+  // candidate (under a second), since it runs once per mapping.
+  BulkModelOptions bulk;
+  bulk.max_work *= 5;
+  if (traffic.ranks <= kBulkModelMaxRanks)
+    if (auto t = predicted_bulk_time(options.point_to_point ? *options.point_to_point : traffic, placement, platform, bulk))
       m.predicted_bulk_time = *t;
   if (!predicted.empty()) {
     m.predicted_comm_time_max = *std::max_element(predicted.begin(), predicted.end());

@@ -51,15 +51,17 @@ CollectiveModel parse_collectives(const std::string& s) {
 // point-to-point records (map --replay-profile).
 struct LoadedTraffic {
   Traffic traffic;
-  Traffic point_to_point;
+  std::optional<Traffic> without_collectives;  // when it differs from `traffic` and the bulk model runs
+  const Traffic* point_to_point() const { return without_collectives ? &*without_collectives : &traffic; }
 };
 LoadedTraffic load_traffic(const std::string& path, CollectiveModel model, bool quiet, MpiFraction* p_mpi = nullptr,
                            std::vector<PairTraffic>* p2p = nullptr) {
   std::vector<std::string> warnings;
   Profile profile = take(read_profile(path, &warnings));
   LoadedTraffic loaded{take(traffic_from_profile(profile, model), path), {}};
-  loaded.point_to_point =
-      model == CollectiveModel::ignore ? loaded.traffic : take(traffic_from_profile(profile, CollectiveModel::ignore), path);
+  // (Only where the bulk model runs: a second copy of a 262,144-rank traffic would double the memory.)
+  if (model == CollectiveModel::model && loaded.traffic.ranks <= kBulkModelMaxRanks)
+    loaded.without_collectives = take(traffic_from_profile(profile, CollectiveModel::ignore), path);
   const Traffic& t = loaded.traffic;
   if (p_mpi) *p_mpi = mpi_fraction(profile);
   if (p2p) *p2p = profile.p2p;
@@ -298,7 +300,7 @@ int run_map(const Common& o) {
   const LoadedTraffic loaded = load_traffic(o.profile, parse_collectives(o.collectives), o.quiet, &p_mpi, &p2p);
   const Traffic& traffic = loaded.traffic;
   MapOptions opt;
-  opt.point_to_point = &loaded.point_to_point;
+  opt.point_to_point = loaded.point_to_point();
   opt.bulk_model = !o.no_bulk_model;
   opt.algorithm = o.algorithm;
   opt.ppn = o.ppn;
@@ -397,7 +399,7 @@ int run_map(const Common& o) {
   eo.nodes = opt.nodes;
   eo.lower_bound = !o.no_bound;
   eo.bound_memo = make_lower_bound_memo();  // one bound for both
-  eo.point_to_point = &loaded.point_to_point;
+  eo.point_to_point = loaded.point_to_point();
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
   Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
   // The outlook against block: the replay's ratio when the trace was
@@ -456,7 +458,7 @@ int run_evaluate(const Common& o) {
     eo.ppn = o.ppn;
     eo.lower_bound = !o.no_bound;
     eo.bound_memo = bound_memo;
-    eo.point_to_point = &loaded.point_to_point;
+    eo.point_to_point = loaded.point_to_point();
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
     ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
     names.push_back(path.substr(path.find_last_of('/') + 1));

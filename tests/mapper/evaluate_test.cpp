@@ -242,6 +242,69 @@ TEST_CASE("time model: a flow that ends leaves the link to the others") {
   CHECK(barrier[1] == Approx(5 * 1.1e-6));
 }
 
+// The bulk model: the traffic as rounds, each message its latency and then
+// its bytes at its share of the links (tests/simulation/replay_cli.sh checks
+// it against SimGrid's replay of the same program).
+TEST_CASE("bulk model: one pair, one message a round, the receiver paces the rounds") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // 2 messages of 1000 B from node 0 to node 1: 2 rounds of 1.1 us + 1 us.
+  // (The sender's eager sends end at once; the receiver posts its second
+  // receive when the first message has arrived.)
+  const Traffic t = traffic_of(2, {{0, 1, 2, 2000}});
+  const std::vector<Placement> placement = {{0, 0}, {1, 0}};
+  CHECK(predicted_bulk_time(t, placement, pf).value() == Approx(2 * 2.1e-6));
+  // 40 messages: the program's rounds repeat (counts divided by 10, 4
+  // rounds), and its time counts them 10 times: 40 x 2.1 us.
+  const Traffic many = traffic_of(2, {{0, 1, 40, 40000}});
+  CHECK(predicted_bulk_time(many, placement, pf).value() == Approx(40 * 2.1e-6));
+  // evaluate reports it.
+  auto m = evaluate(t, placement, pf, EvaluateOptions{2, {}, false, nullptr});
+  REQUIRE(m.ok());
+  CHECK(m->predicted_bulk_time == Approx(4.2e-6));
+}
+
+TEST_CASE("bulk model: messages crossing one link at once share it") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  // Ranks 0, 1 on node 0 send 1000 B to ranks 2, 3 on node 1 over link
+  // 0->1: half of it each after their latency, 1.1 us + 2 us.
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  CHECK(predicted_bulk_time(traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 1, 1000}}), placement, pf).value() ==
+        Approx(3.1e-6));
+  // Opposite directions do not share: 2.1 us.
+  CHECK(predicted_bulk_time(traffic_of(4, {{0, 2, 1, 1000}, {3, 1, 1, 1000}}), placement, pf).value() ==
+        Approx(2.1e-6));
+  // A ring, one message per rank and round on its own link: 3 rounds of 2.1 us.
+  std::vector<Flow> ring;
+  for (int r = 0; r < 4; ++r) ring.push_back({r, (r + 1) % 4, 3, 3000});
+  CHECK(predicted_bulk_time(traffic_of(4, ring), {{0, 0}, {1, 0}, {2, 0}, {3, 0}}, pf).value() == Approx(3 * 2.1e-6));
+  // The same ring with ranks 0, 1 on node 0 and 2, 3 on node 1: 1 -> 2 and
+  // 3 -> 0 cross one link each way, 0 -> 1 and 2 -> 3 stay on their node
+  // (300 ns + 1000 B / 20 GB/s): each round waits for the crossing, 2.1 us.
+  CHECK(predicted_bulk_time(traffic_of(4, ring), placement, pf).value() == Approx(3 * 2.1e-6));
+}
+
+TEST_CASE("bulk model: a message that ends leaves the link to the others; zero bytes pay latency") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {1, 0}, {1, 1}};
+  // 1000 B and 3000 B over link 0->1: half each for 2 us, then the big one
+  // alone: the last arrives at 1.1 us + 4 us.
+  CHECK(predicted_bulk_time(traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 1, 3000}}), placement, pf).value() ==
+        Approx(5.1e-6));
+  // Barriers (no bytes): one latency a round.
+  CHECK(predicted_bulk_time(traffic_of(4, {{1, 3, 5, 0}}), placement, pf).value() == Approx(5 * 1.1e-6));
+  // Inside one package: 300 ns + 1000 B / 20 GB/s a round, unshared.
+  CHECK(predicted_bulk_time(traffic_of(4, {{0, 1, 2, 2000}, {1, 0, 2, 2000}}), placement, pf).value() ==
+        Approx(2 * 350e-9));
+}
+
+TEST_CASE("bulk model: nothing past its work cap") {
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  const Traffic t = traffic_of(4, {{0, 2, 1, 1000}, {1, 3, 1, 1000}});
+  BulkModelOptions capped;
+  capped.max_work = 0;
+  CHECK_FALSE(predicted_bulk_time(t, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, pf, capped).has_value());
+}
+
 TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine") {
   const Platform pf = platform_of("torus=4 node=core:2");
   const Traffic t = traffic_of(2, {{0, 1, 1, 10}});

@@ -107,6 +107,59 @@ set +e
 set -e
 expect_eq "$status" 2 "bulk-trace into an existing directory"
 expect_eq "$(cat err.txt)" "rankmap-sim: bulk: exists; give a new directory" "bulk-trace error"
+
+# The mapper's bulk model (rankmap evaluate's "bulk model") runs the program
+# bulk-trace writes at its own rounds (--min-rounds 4) in a flow-level
+# simulation of its own: its time is SimGrid's replay of that program times
+# the divisor (the repeated rounds), to 0.2%. On halo3d, and on a profile of
+# eager and rendezvous messages (64 KiB and above), links shared by routes of
+# different lengths (weighted shares) and ranks on one node.
+cat > mixed.prof <<'EOF'
+commprof 1
+ranks 8
+rank 0 host=n core=-1 wall=1 mpi=0.5
+rank 1 host=n core=-1 wall=1 mpi=0.5
+rank 2 host=n core=-1 wall=1 mpi=0.5
+rank 3 host=n core=-1 wall=1 mpi=0.5
+rank 4 host=n core=-1 wall=1 mpi=0.5
+rank 5 host=n core=-1 wall=1 mpi=0.5
+rank 6 host=n core=-1 wall=1 mpi=0.5
+rank 7 host=n core=-1 wall=1 mpi=0.5
+p2p 0 1 10 10000000
+p2p 1 0 10 10000000
+p2p 0 2 10 100000
+p2p 2 3 20 4000
+p2p 3 1 10 1000000
+p2p 1 3 10 1000000
+p2p 4 7 30 300000
+p2p 7 5 10 6000
+p2p 5 6 20 2000000
+p2p 6 0 40 80000
+EOF
+for ppn in 1 2; do
+  "$rankmap" map -q -p mixed.prof -m desmos --ppn "$ppn" --algorithm block -o mixed-block$ppn.map > /dev/null
+  "$rankmap" map -q -p mixed.prof -m desmos --ppn "$ppn" --algorithm random -o mixed-random$ppn.map > /dev/null
+done
+bulk_model_matches_replay() {  # PROFILE MAP...
+  local prof=$1 divisor; shift
+  rm -rf bulk4
+  divisor=$("$sim" bulk-trace -p "$prof" --min-rounds 4 -o bulk4 | sed -n 's/.*divided by \([0-9]*\)$/\1/p')
+  "$sim" replay -q --comm-only --trace bulk4/index.txt -m desmos "$@" > bulk4.out
+  "$rankmap" evaluate -q --no-bound --json --collectives ignore -p "$prof" "$@" > bulk4.json
+  python3 - "$divisor" bulk4.out bulk4.json <<'EOF' || fail "bulk model against SimGrid's replay of $prof: $(cat bulk4.out)"
+import json, sys
+divisor = int(sys.argv[1])
+replayed = {l.split()[0]: float(l.split()[1]) for l in open(sys.argv[2]) if ".map " in l}
+for row in json.load(open(sys.argv[3])):
+    name = row["mapping"]
+    want = replayed[name] * divisor
+    got = row["predicted_bulk_time_seconds"]
+    print(name, got, want, file=sys.stderr)
+    assert abs(got - want) <= 0.002 * want, (name, got, want)
+EOF
+}
+bulk_model_matches_replay mixed.prof mixed-block1.map mixed-random1.map mixed-block2.map mixed-random2.map
+bulk_model_matches_replay halo.prof block.map chosen.map
 set +e
 "$rankmap" map -q -p halo.prof -m desmos --ppn 4 --candidate block.map -o never.map > out.txt 2> err.txt; status=$?
 set -e

@@ -130,6 +130,9 @@ struct BulkModelOptions {
   double detached_below = 65536;  // SMPI's send-is-detached threshold (bytes)
   std::int64_t max_work = 4'000'000;
 };
+// Above this many ranks the evaluator and the tools do not run it (its set-up
+// routes every pair).
+inline constexpr int kBulkModelMaxRanks = 8192;
 std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
                                           const Platform& platform, const BulkModelOptions& options = {});
 

@@ -62,7 +62,7 @@ inline const std::vector<MetricInfo>& metric_catalogue() {
        [](const Metrics& m) { return m.predicted_comm_time_max; }},
       {"predicted_bulk_time_seconds", "bulk model", MetricUnit::seconds, Better::lower,
        "the bulk-synchronous model: the traffic as rounds in which every pair sends one message and every rank "
-       "waits for its round, in a flow-level simulation of the real routing (n/a above 8,192 ranks)",
+       "waits for its round, in a flow-level simulation of the real routing (n/a above 8,192 ranks or past its work cap)",
        [](const Metrics& m) { return m.predicted_bulk_time; }},
       {"predicted_comm_time_mean_seconds", "time model, mean rank", MetricUnit::seconds, Better::lower,
        "the time model's prediction averaged over ranks", [](const Metrics& m) { return m.predicted_comm_time_mean; }},
