@@ -3,7 +3,9 @@
 // the input's size; an accepted profile passes check() and reads back equal
 // from its canonical text. Its bulk-synchronous program (`map
 // --replay-profile`) is written or refused, never more than its action
-// limit, and reads back through the trace reader with the profile's pairs.
+// limit, and reads back through the trace reader with the profile's pairs;
+// the mapper's bulk model runs that program on a small torus to a time (or
+// stops at its work cap), never crashing or hanging.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -12,6 +14,7 @@
 #include <vector>
 
 #include "rankmap/bulk_trace.hpp"
+#include "rankmap/mapper.hpp"
 #include "rankmap/profile.hpp"
 #include "rankmap/replay.hpp"
 
@@ -41,5 +44,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   for (const rankmap::PairTraffic& p : profile->p2p) pairs.emplace(p.src, p.dst);
   for (const rankmap::PairTraffic& t : trace->p2p)
     if (!pairs.count({t.src, t.dst})) std::abort();
+  // The bulk model on 16 nodes of 4 cores, ranks in round-robin order.
+  static const rankmap::Platform platform = [] {
+    auto machine = rankmap::parse_machine("torus=4x4 node=core:4");
+    if (!machine) std::abort();
+    auto p = rankmap::Platform::from_machine(*machine);
+    if (!p) std::abort();
+    return *p;
+  }();
+  auto traffic = rankmap::traffic_from_profile(*profile, rankmap::CollectiveModel::ignore);
+  if (!traffic) return 0;
+  std::vector<rankmap::Placement> placement;
+  for (int r = 0; r < profile->ranks; ++r) placement.push_back({r % 16, r / 16});
+  rankmap::BulkModelOptions model;
+  model.max_work = 200'000;
+  if (auto t = rankmap::predicted_bulk_time(*traffic, placement, platform, model); t && !(*t >= 0)) std::abort();
   return 0;
 }

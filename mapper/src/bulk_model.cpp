@@ -55,15 +55,18 @@ class BulkSimulation {
       for (const Active& a : active_)
         if (a.rate > 0) next = std::min(next, now_ + a.remaining / a.rate);
       if (next == kNever) break;
-      if (work_ > max_work) return std::nullopt;
-      const double dt = next - now_;
+      if (++work_ > max_work) return std::nullopt;
+      const double before = now_, dt = next - now_;
       now_ = next;
       bool changed = false;
-      // Transfers that end now (within rounding), then the queued events.
+      // Transfers that end now, then the queued events. A transfer ends when
+      // its own finish time is the event's (within rounding): its remaining
+      // bytes may not reach zero when the clock is far larger than the step.
       for (size_t i = 0; i < active_.size();) {
         Active& a = active_[i];
+        const bool ends = a.rate > 0 && before + a.remaining / a.rate <= now_ * (1 + 1e-12);
         a.remaining -= a.rate * dt;
-        if (a.remaining <= 1e-9 * pairs_[static_cast<size_t>(a.pair)].size + 1e-6) {
+        if (ends || a.remaining <= 1e-9 * pairs_[static_cast<size_t>(a.pair)].size) {
           const Active done = a;
           active_[i] = active_.back();
           active_.pop_back();

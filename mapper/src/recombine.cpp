@@ -219,13 +219,18 @@ std::vector<int> recombine(const CommGraph& g, const Torus& t, const Allocation&
   // ranks on 2 threads.
   std::optional<std::pair<size_t, std::uint64_t>> carried;  // drawn, to be made from the pool as it is now
   while (spent < work) {
-    const auto [j, child_seed] = carried ? *carried : draw();
+    // (Plain names, not a structured binding: the lambda below captures them.)
+    const std::pair<size_t, std::uint64_t> drawn = carried ? *carried : draw();
+    const size_t j = drawn.first;
+    const std::uint64_t child_seed = drawn.second;
     carried.reset();
     if (threads < 2) {
       admit(make_child(j, child_seed, spent));
       continue;
     }
-    const auto [next_j, next_seed] = draw();
+    const std::pair<size_t, std::uint64_t> next_drawn = draw();
+    const size_t next_j = next_drawn.first;
+    const std::uint64_t next_seed = next_drawn.second;
     const std::uint64_t best_id = pool[0].id, next_parent_id = pool[next_j].id;
     std::vector<int> child, next_child;
     std::int64_t done = 0, next_done = 0;

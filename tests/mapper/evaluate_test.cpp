@@ -303,6 +303,11 @@ TEST_CASE("bulk model: nothing past its work cap") {
   BulkModelOptions capped;
   capped.max_work = 0;
   CHECK_FALSE(predicted_bulk_time(t, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, pf, capped).has_value());
+  // A hostile profile's 2^53 bytes in one message next to a small one: the
+  // clock runs far ahead of the last steps, and the run still ends (it
+  // looped once the remaining bytes fell below the clock's precision).
+  const Traffic huge = traffic_of(4, {{0, 2, 1, 0x1p53}, {1, 3, 3, 3000}});
+  CHECK(predicted_bulk_time(huge, {{0, 0}, {0, 1}, {1, 0}, {1, 1}}, pf).value() == Approx(1.1e-6 + 0x1p53 / 1e9));
 }
 
 TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine") {

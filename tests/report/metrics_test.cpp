@@ -18,7 +18,7 @@ TEST_CASE("catalogue: unique JSON keys and labels, every metric explained") {
     CHECK(m.get != nullptr);
     for (char c : std::string(m.key)) CHECK(((c >= 'a' && c <= 'z') || c == '_'));
   }
-  CHECK(keys.size() == 22);
+  CHECK(keys.size() == 23);
   CHECK(find_metric("max_link_load_seconds")->unit == MetricUnit::seconds);  // not "relative"
   CHECK(find_metric("hop_bytes")->better == Better::lower);
   CHECK(find_metric("no_such_metric") == nullptr);

@@ -61,9 +61,9 @@ sed '/^algorithm /d' s.map > other.map
 "$report" -q -p s.prof --ppn 4 launch.map other.map -o auto2.html
 grep -q '<th>metric</th><th>block</th><th>other</th><th>other vs block</th>' auto2.html
 grep -q "<title>One node of the machine as hwloc sees it" report.html || grep -q "Core L#5" report.html
-# two matrices, two link pictures, the node (lstopo); 1 header row + 22
+# two matrices, two link pictures, the node (lstopo); 1 header row + 23
 # metrics of the catalogue + simulated time
-"$render" report.html 5 24 "$verdict"
+"$render" report.html 5 25 "$verdict"
 
 # 32,768 ranks, 8 per node on 16x16x8x2: the compact form, under ~1 MB.
 big="torus=16x16x8x2 node=package:2,core:4"
@@ -78,8 +78,9 @@ grep -q '32768 ranks in 256 x 256 cells' big.html
 grep -q '4096 nodes: too many to box at this size' big.html
 size_at_most big.html 1000000
 grep -q '<td title="[^"]*">hop-bytes gap</td>' big.html && { echo "--no-bound still shows the gap"; exit 1; }
-# two matrices and one histogram; 1 header row + 22 metrics less the 4 of the bound
-"$render" big.html 3 19 "$big_verdict"
+# two matrices and one histogram; 1 header row + 23 metrics less the 4 of the bound (the bulk model n/a)
+"$render" big.html 3 20 "$big_verdict"
+grep -q ">bulk model</td><td>n/a</td><td>n/a" big.html || { echo "the bulk model ran at 32,768 ranks"; exit 1; }
 
 # Bad input: one line on stderr, exit 2, nothing written.
 "$rankmap" synth -q --pattern ring --ranks 8 -o small.prof
