@@ -39,7 +39,6 @@
 // Independent steps run on p.threads threads (parallel.hpp), each into its
 // own slot with its own seed: the mapping does not depend on the count.
 #include <algorithm>
-#include <cstdlib>
 #include <atomic>
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-// The bulk-synchronous model (docs/mapper.md, "Bulk-synchronous model"):
+// The bulk model (docs/mapper.md, "Bulk model"):
 // the program `rankmap-sim bulk-trace` writes, run in a flow-level
 // simulation of our own instead of SimGrid's.
 #include <algorithm>
@@ -272,6 +272,8 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     counts.push_back(m);
     flows.push_back(&f);
   }
+  // Every pair's first message alone passes the cap: not worth routing them.
+  if (static_cast<std::int64_t>(flows.size()) > options.max_work) return std::nullopt;
   // The rounds of rankmap-sim bulk-trace's program.
   std::uint64_t gcd = 0, most = 0;
   for (double c : counts) {

@@ -115,7 +115,7 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
 std::vector<double> predicted_rank_times(const Traffic& traffic, const std::vector<Placement>& placement,
                                          const Platform& platform, const EvaluateOptions& options = {});
 
-// The bulk-synchronous model (docs/mapper.md, "Bulk-synchronous model"):
+// The bulk model (docs/mapper.md, "Bulk model"):
 // the traffic as the program `rankmap-sim bulk-trace` writes (in round k
 // every pair with more than k messages sends one of its mean size, and every
 // rank waits for its round's requests before the next), run in a flow-level
