@@ -385,6 +385,7 @@ int run_map(const Common& o) {
   if (opt.algorithm == default_algorithm())
     made_by += std::string(" preset=") + preset_name(opt.preset) + " seed=" + std::to_string(opt.seed);
   if (opt.core_fill == CoreFill::spread) made_by += " cores=spread";
+  if (opt.algorithm == default_algorithm() && !opt.bulk_model) made_by += " bulk-model=off";
   if (trace) made_by += o.replay_profile ? " chosen-by=profile-replay" : " chosen-by=trace";
   Mapping mapping{machine, chosen.placement, made_by};
   take(mapping.check(), "internal", 1);
