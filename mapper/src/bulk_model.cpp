@@ -9,6 +9,7 @@
 #include <optional>
 #include <queue>
 
+#include "detail.hpp"
 #include "rankmap/bulk_rounds.hpp"
 #include "rankmap/mapper.hpp"
 
@@ -251,18 +252,8 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
   const Network& net = platform.net();
   const LatencyModel& lat = platform.latency;
   const IntraNodeCosts& intra = platform.intra_node;
-  // Links: the network's, then each multi-package node's inter-socket links
-  // (node n's from package p to q: socket_first[n] + p x packages + q).
-  std::vector<std::int64_t> socket_first(static_cast<size_t>(net.nodes()), -1);
-  std::int64_t link_slots = net.link_slots();
-  for (int n = 0; n < net.nodes(); ++n) {
-    const int packages = platform.node(n).packages();
-    if (packages < 2) continue;
-    socket_first[static_cast<size_t>(n)] = link_slots;
-    link_slots += static_cast<std::int64_t>(packages) * packages;
-  }
-  std::vector<double> capacity(static_cast<size_t>(link_slots), intra.socket_bw);
-  for (int l = 0; l < net.link_slots(); ++l) capacity[static_cast<size_t>(l)] = net.link_exists(l) ? net.link_capacity(l) : 0.0;
+  // Links: the network's, then the inter-socket ones, as the time model's.
+  detail::SharedLinks links = detail::shared_links(platform);
   std::vector<double> counts;
   std::vector<const Flow*> flows;
   for (const Flow& f : traffic.flows) {
@@ -295,15 +286,14 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     q.first_link = static_cast<int>(route_links.size());
     const int a = placement[static_cast<size_t>(f.src)].node, b = placement[static_cast<size_t>(f.dst)].node;
     if (a == b) {
-      const NodeTopology& node = platform.node(a);
-      const int p = node.package_of_core(placement[static_cast<size_t>(f.src)].core);
-      const int r = node.package_of_core(placement[static_cast<size_t>(f.dst)].core);
-      if (socket_first[static_cast<size_t>(a)] < 0 || p == r) {
+      const std::int64_t socket =
+          links.socket_link(platform, a, placement[static_cast<size_t>(f.src)].core, placement[static_cast<size_t>(f.dst)].core);
+      if (socket < 0) {
         q.latency = intra.shm_lat;
         q.fixed_bw = intra.shm_bw;
       } else {
         q.latency = intra.socket_lat;
-        route_links.push_back(static_cast<int>(socket_first[static_cast<size_t>(a)] + static_cast<std::int64_t>(p) * node.packages() + r));
+        route_links.push_back(static_cast<int>(socket));
       }
     } else {
       net.route(a, b, hops);
@@ -314,7 +304,7 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
     q.weight = q.latency > 0 ? 1.0 / q.latency : 1.0;
     pairs.push_back(q);
   }
-  BulkSimulation sim(std::move(pairs), std::move(route_links), std::move(capacity), traffic.ranks);
+  BulkSimulation sim(std::move(pairs), std::move(route_links), std::move(links.capacity), traffic.ranks);
   // The program's rounds repeat `divisor` times.
   const std::optional<double> time = sim.run(options.max_work);
   if (!time) return std::nullopt;

@@ -259,6 +259,19 @@ NetworkScore network_score(const Traffic& traffic, const Network& torus, const s
 // (the largest messages x latency of one partner: a halo exchange's
 // nonblocking sends overlap); `transfer`, until its last flow has arrived
 // with the links shared. The profile does not say which a program does.
+// The directed links the time model and the bulk model share: the
+// network's link ids, then each multi-package node's inter-socket links
+// (node n's from package p to package q: socket_first[n] + p x packages + q),
+// with their capacities (a network id that is no link has capacity 0).
+struct SharedLinks {
+  std::vector<std::int64_t> socket_first;  // per node; -1: one package
+  std::vector<double> capacity;            // per link id
+  // The inter-socket link a flow between two ranks of node `node` crosses;
+  // -1 inside one package.
+  std::int64_t socket_link(const Platform& platform, int node, int src_core, int dst_core) const;
+};
+SharedLinks shared_links(const Platform& platform);
+
 struct RankTimeParts {
   std::vector<double> latency, latency_overlapped, transfer;
 };

@@ -389,29 +389,43 @@ std::vector<double> shared_finish_times(const std::vector<std::int64_t>& start, 
 
 namespace detail {
 
+SharedLinks shared_links(const Platform& platform) {
+  const Network& net = platform.net();
+  SharedLinks links;
+  links.socket_first.assign(static_cast<size_t>(net.nodes()), -1);
+  std::int64_t slots = net.link_slots();
+  for (int n = 0; n < net.nodes(); ++n) {
+    const int packages = platform.node(n).packages();
+    if (packages < 2) continue;
+    links.socket_first[static_cast<size_t>(n)] = slots;
+    slots += static_cast<std::int64_t>(packages) * packages;
+  }
+  links.capacity.assign(static_cast<size_t>(slots), platform.intra_node.socket_bw);
+  for (int l = 0; l < net.link_slots(); ++l)
+    links.capacity[static_cast<size_t>(l)] = net.link_exists(l) ? net.link_capacity(l) : 0.0;
+  return links;
+}
+
+std::int64_t SharedLinks::socket_link(const Platform& platform, int node, int src_core, int dst_core) const {
+  const std::int64_t first = socket_first[static_cast<size_t>(node)];
+  if (first < 0) return -1;
+  const NodeTopology& topology = platform.node(node);
+  const int p = topology.package_of_core(src_core), q = topology.package_of_core(dst_core);
+  return p == q ? -1 : first + static_cast<std::int64_t>(p) * topology.packages() + q;
+}
+
 RankTimeParts predicted_rank_time_parts(const Traffic& traffic, const std::vector<Placement>& placement,
                                         const Platform& platform) {
   const Network& torus = platform.net();
   const LatencyModel& lat = platform.latency;
   const IntraNodeCosts& intra = platform.intra_node;
   // The inter-socket links of multi-package nodes are directed links too,
-  // numbered after the network's: node n's link from package p to package q
-  // is socket_first[n] + p x packages + q.
-  std::vector<std::int64_t> socket_first(static_cast<size_t>(torus.nodes()), -1);
-  std::int64_t link_slots = torus.link_slots();
-  for (int n = 0; n < torus.nodes(); ++n) {
-    const int packages = platform.node(n).packages();
-    if (packages < 2) continue;
-    socket_first[n] = link_slots;
-    link_slots += static_cast<std::int64_t>(packages) * packages;
-  }
+  // numbered after the network's (SharedLinks).
+  const SharedLinks links = shared_links(platform);
+  const std::int64_t link_slots = static_cast<std::int64_t>(links.capacity.size());
   // The inter-socket link an intra-node flow crosses; -1 inside one package.
-  auto socket_link = [&](const Flow& f) -> std::int64_t {
-    const int n = placement[f.src].node;
-    if (socket_first[n] < 0) return -1;
-    const NodeTopology& node = platform.node(n);
-    const int p = node.package_of_core(placement[f.src].core), q = node.package_of_core(placement[f.dst].core);
-    return p == q ? -1 : socket_first[n] + static_cast<std::int64_t>(p) * node.packages() + q;
+  auto socket_link = [&](const Flow& f) {
+    return links.socket_link(platform, placement[f.src].node, placement[f.src].core, placement[f.dst].core);
   };
   // Latency: every message pays its own, one after the other. Bytes: all
   // flows run at once and a rank waits for the last of its own (charging
@@ -479,9 +493,7 @@ RankTimeParts predicted_rank_time_parts(const Traffic& traffic, const std::vecto
     torus.route(placement[f.src].node, placement[f.dst].node, hops);
     for (const Hop& h : hops) on_link[static_cast<size_t>(fill[h.link]++)] = static_cast<int>(k);
   }
-  std::vector<double> capacity(static_cast<size_t>(link_slots), intra.socket_bw);
-  for (int l = 0; l < torus.link_slots(); ++l) capacity[l] = torus.link_exists(l) ? torus.link_capacity(l) : 0.0;
-  const std::vector<double> finish = shared_finish_times(start, on_link, size, weight, capacity);
+  const std::vector<double> finish = shared_finish_times(start, on_link, size, weight, links.capacity);
   for (size_t k = 0; k < flow_index.size(); ++k) {
     const int src = traffic.flows[static_cast<size_t>(flow_index[k])].src;
     transfer[src] = std::max(transfer[src], finish[k]);
