@@ -285,6 +285,7 @@ struct SeedRun {
   std::uint64_t seed = 0;
   bool ok = false;
   double hop_bytes = 0, max_link = 0, seconds = 0;
+  double bulk_time = rankmap::kNoValue;  // the bulk model's predicted time
 };
 
 struct InstanceRun {
@@ -851,7 +852,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
       log << res.message << "\n";
     if (tool.name == kDefaultTool && res.state == State::ok)
       run.seeds.push_back({opt.seed, res.capacity_ok && res.finite, res.metrics.hop_bytes,
-                           res.metrics.max_link_relative, res.seconds});
+                           res.metrics.max_link_relative, res.seconds, res.metrics.predicted_bulk_time});
     results.push_back(std::move(res));
   }
 
@@ -869,6 +870,7 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
       sr.ok = res.state == State::ok && res.capacity_ok && res.finite;
       sr.hop_bytes = res.metrics.hop_bytes;
       sr.max_link = res.metrics.max_link_relative;
+      sr.bulk_time = res.metrics.predicted_bulk_time;
       sr.seconds = res.seconds;
       log << " " << sr.seed << ": "
           << (sr.ok ? rankmap::text::format_double(sr.hop_bytes) + " B*hop " +
@@ -1058,22 +1060,27 @@ std::string verdict_text(const Verdict& v) {
 // (max - min) / min over the seeds that produced a mapping; -1 with fewer than two.
 struct Spread {
   double hop_bytes = -1, max_link = -1;
+  double bulk_time = -1;  // -1 also where the bulk model did not run at every seed
   int seeds = 0;
 };
 
 Spread spread(const std::vector<SeedRun>& seeds) {
   Spread s;
-  double hmin = INFINITY, hmax = -INFINITY, lmin = INFINITY, lmax = -INFINITY;
+  double hmin = INFINITY, hmax = -INFINITY, lmin = INFINITY, lmax = -INFINITY, tmin = INFINITY, tmax = -INFINITY;
+  bool timed = true;
   for (const SeedRun& r : seeds) {
     if (!r.ok) continue;
     ++s.seeds;
     hmin = std::min(hmin, r.hop_bytes), hmax = std::max(hmax, r.hop_bytes);
     lmin = std::min(lmin, r.max_link), lmax = std::max(lmax, r.max_link);
+    timed = timed && !std::isnan(r.bulk_time);
+    if (timed) tmin = std::min(tmin, r.bulk_time), tmax = std::max(tmax, r.bulk_time);
   }
   if (s.seeds < 2) return s;
   auto rel = [](double lo, double hi) { return lo > 0 ? (hi - lo) / lo : (hi > 0 ? INFINITY : 0.0); };
   s.hop_bytes = rel(hmin, hmax);
   s.max_link = rel(lmin, lmax);
+  if (timed) s.bulk_time = rel(tmin, tmax);
   return s;
 }
 
@@ -1192,8 +1199,8 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
     if (const int n = count(*vs, Outcome::no_peer)) md << "; no peer result on " << n;
     md << ".\n";
   }
-  int hop_over = 0, link_over = 0, with_spread = 0;
-  double worst_hop = -1, worst_link = -1;
+  int hop_over = 0, link_over = 0, with_spread = 0, timed = 0, time_over = 0;
+  double worst_hop = -1, worst_link = -1, worst_time = -1;
   for (const Spread& s : spreads) {
     if (s.hop_bytes < 0) continue;
     ++with_spread;
@@ -1201,13 +1208,18 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
     link_over += s.max_link > kSpreadLink;
     worst_hop = std::max(worst_hop, s.hop_bytes);
     worst_link = std::max(worst_link, s.max_link);
+    if (s.bulk_time < 0) continue;
+    ++timed;
+    time_over += s.bulk_time > kSpreadHop;
+    worst_time = std::max(worst_time, s.bulk_time);
   }
   size_t seed_count = 0;
   for (const InstanceRun& r : runs) seed_count = std::max(seed_count, r.seeds.size());
   md << "- Seed spread of `" << kDefaultTool << "` over " << seed_count << " seeds, (max - min) / min per instance: hop-bytes worst " << percent(worst_hop) << ", above "
      << kSpreadHop * 100 << "% on " << hop_over << " of " << with_spread << " instances; max link load worst "
      << percent(worst_link) << ", above " << kSpreadLink * 100 << "% on " << link_over << " of " << with_spread
-     << ".\n\n";
+     << "; the bulk model's predicted time (where it ran at every seed) worst " << percent(worst_time) << ", above "
+     << kSpreadHop * 100 << "% on " << time_over << " of " << timed << ".\n\n";
 
   // Issue 10's "whatever the seed": the default at every seed of the spread
   // against the best peer (every tool that is not a rankmap preset), on
@@ -1336,10 +1348,10 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
      << "% of the best on both and no peer dominates it on hop-bytes, max link load and predicted time; "
         "*faster* when a peer is best on both but the bulk model predicts the preset at least "
      << kFasterGain * 100 << "% faster than it and no peer dominates it; else **fails**), and the default's seed "
-        "spread.\n\n"
+        "spread (of its bulk model time too: n/a where the model did not run at every seed).\n\n"
      << "| machine | instance | hop-bytes / best peer | max link load / best peer | default | strong | "
-        "seed spread: hop-bytes | max link load |\n"
-     << "|---|---|---|---|---|---|---:|---:|\n";
+        "seed spread: hop-bytes | max link load | bulk model |\n"
+     << "|---|---|---|---|---|---|---:|---:|---:|\n";
   for (size_t i = 0; i < instances.size(); ++i) {
     const Verdict& v = def_v[i];
     const bool have = v.outcome != Outcome::no_result && v.outcome != Outcome::no_peer;
@@ -1348,7 +1360,7 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
        << (have ? ratio_to_best(v.hop_ratio, v.hop_best) : "") << " | "
        << (have ? ratio_to_best(v.link_ratio, v.link_best) : "") << " | " << verdict_text(v) << " | "
        << verdict_text(strong_v[i]) << " | " << mark(spreads[i].hop_bytes, kSpreadHop) << " | "
-       << mark(spreads[i].max_link, kSpreadLink) << " |\n";
+       << mark(spreads[i].max_link, kSpreadLink) << " | " << percent(spreads[i].bulk_time) << " |\n";
   }
   md << "\n";
 }
