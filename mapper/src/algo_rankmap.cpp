@@ -1133,6 +1133,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         out.notes.push_back(note);
         chosen = *shortlist[fastest];
       }
+      out.bulk_time = *time[fastest];
     }
   }
   best = &chosen;

@@ -559,7 +559,9 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
   // candidate (under a second), since it runs once per mapping.
   BulkModelOptions bulk;
   bulk.max_work *= 5;
-  if (traffic.ranks <= kBulkModelMaxRanks)
+  if (!std::isnan(options.bulk_time))
+    m.predicted_bulk_time = options.bulk_time;
+  else if (traffic.ranks <= kBulkModelMaxRanks)
     if (auto t = predicted_bulk_time(options.point_to_point ? *options.point_to_point : traffic, placement, platform, bulk))
       m.predicted_bulk_time = *t;
   if (!predicted.empty()) {

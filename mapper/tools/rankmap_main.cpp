@@ -402,7 +402,11 @@ int run_map(const Common& o) {
   eo.bound_memo = make_lower_bound_memo();  // one bound for both
   eo.point_to_point = loaded.point_to_point();
   Metrics mb = take(evaluate(traffic, block.placement, platform, eo), "internal", 1);
-  Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo), "internal", 1);
+  // The default's bulk model timed its choice already, unless a trace
+  // replay chose another placement.
+  EvaluateOptions eo_chosen = eo;
+  if (!trace) eo_chosen.bulk_time = chosen.bulk_time;
+  Metrics mc = take(evaluate(traffic, chosen.placement, platform, eo_chosen), "internal", 1);
   // The outlook against block: the replay's ratio when the trace was
   // replayed on both, else the time model's.
   Outlook outlook = time_model_outlook(mb, mc, p_mpi.mean);

@@ -5,6 +5,7 @@
 #include "support.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "rankmap/mapper.hpp"
@@ -474,6 +475,10 @@ TEST_CASE("algorithms: the bulk model takes MG's runs of the process grid, which
   CHECK(predicted_bulk_time(*p2p, bulk->placement, pf).value() <=
         0.97 * predicted_bulk_time(*p2p, fixed->placement, pf).value());
   CHECK(a.predicted_comm_time_max > b.predicted_comm_time_max);  // the time model disagrees
+  // The time it judged by is the mapping's (the tool's table reuses it);
+  // without the step there is none.
+  CHECK(bulk->bulk_time == predicted_bulk_time(*p2p, bulk->placement, pf).value());
+  CHECK(std::isnan(fixed->bulk_time));
 }
 
 TEST_CASE("algorithms: the default buys predicted time with at most 2% of cost, where the links say so too") {

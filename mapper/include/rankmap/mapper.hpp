@@ -77,6 +77,9 @@ struct EvaluateOptions {
   // The traffic the bulk model replays (MapOptions::point_to_point); null:
   // the evaluated traffic.
   const Traffic* point_to_point = nullptr;
+  // The placement's bulk model time where the mapper already computed it
+  // (MapOutcome::bulk_time, same traffic and placement): not run again.
+  double bulk_time = kNoValue;
 };
 std::shared_ptr<LowerBoundMemo> make_lower_bound_memo();
 
@@ -211,6 +214,9 @@ struct MapOutcome {
   // cheapest others: distinct node assignments, at most `alternatives` in
   // all. Every one satisfies the same capacities.
   std::vector<Alternative> alternatives;
+  // The placement's bulk model time where the default's last step computed
+  // it (EvaluateOptions::bulk_time); kNoValue otherwise.
+  double bulk_time = kNoValue;
 };
 
 using MapFunction = Result<MapOutcome> (*)(const MapProblem&);
