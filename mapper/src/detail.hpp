@@ -253,12 +253,6 @@ struct NetworkScore {
 };
 NetworkScore network_score(const Traffic& traffic, const Network& torus, const std::vector<int>& node_of);
 
-// The time model's parts per rank (predicted_rank_times = latency +
-// transfer): `latency`, its messages' latencies one after the other;
-// `latency_overlapped`, the same messages with every partner's in parallel
-// (the largest messages x latency of one partner: a halo exchange's
-// nonblocking sends overlap); `transfer`, until its last flow has arrived
-// with the links shared. The profile does not say which a program does.
 // The directed links the time model and the bulk model share: the
 // network's link ids, then each multi-package node's inter-socket links
 // (node n's from package p to package q: socket_first[n] + p x packages + q),
@@ -272,6 +266,12 @@ struct SharedLinks {
 };
 SharedLinks shared_links(const Platform& platform);
 
+// The time model's parts per rank (predicted_rank_times = latency +
+// transfer): `latency`, its messages' latencies one after the other;
+// `latency_overlapped`, the same messages with every partner's in parallel
+// (the largest messages x latency of one partner: a halo exchange's
+// nonblocking sends overlap); `transfer`, until its last flow has arrived
+// with the links shared. The profile does not say which a program does.
 struct RankTimeParts {
   std::vector<double> latency, latency_overlapped, transfer;
 };
