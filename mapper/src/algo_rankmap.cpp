@@ -1104,18 +1104,23 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           }))
         shortlist.push_back(c);
     }
-    auto bulk_time = [&](const Candidate& c) {
+    // All at once; the others' runs are dropped if the choice's passes the
+    // work cap (then none is used, as if they had not run).
+    std::atomic<bool> choice_capped{false};
+    auto bulk_time = [&](const Candidate& c, const std::atomic<bool>* stop) {
       const auto placement = detail::cores_by_topology(g, c.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
-      return predicted_bulk_time(program, placement, *p.platform);
+      return detail::predicted_bulk_time(program, placement, *p.platform, {}, stop);
     };
     std::vector<std::optional<double>> time(shortlist.size());
     if (shortlist.size() > 1) {
       say("the bulk model on " + std::to_string(shortlist.size()) + " candidates");
-      time[0] = bulk_time(chosen);
+      detail::parallel_for(shortlist.size(), p.threads, [&](size_t i) {
+        time[i] = bulk_time(*shortlist[i], i == 0 ? nullptr : &choice_capped);
+        if (i == 0 && !time[0]) choice_capped = true;
+      });
       if (!time[0]) say("the bulk model passed its work cap: the static choice stands");
     }
     if (time[0]) {
-      detail::parallel_for(shortlist.size() - 1, p.threads, [&](size_t i) { time[i + 1] = bulk_time(*shortlist[i + 1]); });
       size_t fastest = 0;
       for (size_t i = 1; i < shortlist.size(); ++i) {
         if (!time[i]) continue;

@@ -2,6 +2,7 @@
 // the program `rankmap-sim bulk-trace` writes, run in a flow-level
 // simulation of our own instead of SimGrid's.
 #include <algorithm>
+#include <atomic>
 #include <climits>
 #include <cmath>
 #include <limits>
@@ -48,15 +49,16 @@ class BulkSimulation {
     }
   }
 
-  // The time the last rank finishes its last round; empty past `max_work`.
-  std::optional<double> run(std::int64_t max_work) {
+  // The time the last rank finishes its last round; empty past `max_work`
+  // or once `stop` is set.
+  std::optional<double> run(std::int64_t max_work, const std::atomic<bool>* stop) {
     for (size_t r = 0; r < out_.size(); ++r) start_round(static_cast<int>(r));
     while (true) {
       double next = queue_.empty() ? kNever : queue_.top().time;
       for (const Active& a : active_)
         if (a.rate > 0) next = std::min(next, now_ + a.remaining / a.rate);
       if (next == kNever) break;
-      if (++work_ > max_work) return std::nullopt;
+      if (++work_ > max_work || (stop && stop->load(std::memory_order_relaxed))) return std::nullopt;
       const double before = now_, dt = next - now_;
       now_ = next;
       bool changed = false;
@@ -193,16 +195,27 @@ class BulkSimulation {
     // took less than their average share), so an entry's key is at most
     // its link's level: a popped entry below its link's level goes back in
     // with the new one, and one that is still exact is the least link.
+    // The entries are taken in (level, link) order from the initial levels,
+    // sorted once, and a heap of the re-entered ones (few: sorting is most
+    // of the cost, and a heap of them all took twice as long).
     using Level = std::pair<double, int>;
     auto level_of = [&](int l) { return std::max(link_cap_[static_cast<size_t>(l)], 0.0) / link_weight_[static_cast<size_t>(l)]; };
-    heap_.clear();
-    for (int l : touched_) heap_.push_back({level_of(l), l});
+    sorted_.clear();
+    for (int l : touched_) sorted_.push_back({level_of(l), l});
     work_ += static_cast<std::int64_t>(touched_.size());
-    std::make_heap(heap_.begin(), heap_.end(), std::greater<Level>());
-    while (!heap_.empty()) {
-      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Level>());
-      const auto [key, l] = heap_.back();
-      heap_.pop_back();
+    std::sort(sorted_.begin(), sorted_.end());
+    heap_.clear();
+    size_t next = 0;
+    while (next < sorted_.size() || !heap_.empty()) {
+      Level entry;
+      if (heap_.empty() || (next < sorted_.size() && sorted_[next] < heap_.front())) {
+        entry = sorted_[next++];
+      } else {
+        std::pop_heap(heap_.begin(), heap_.end(), std::greater<Level>());
+        entry = heap_.back();
+        heap_.pop_back();
+      }
+      const auto [key, l] = entry;
       if (link_unfixed_[static_cast<size_t>(l)] == 0) continue;
       const double level = level_of(l);
       if (level > key * (1 + 1e-12)) {
@@ -242,13 +255,19 @@ class BulkSimulation {
   // share_links' scratch.
   std::vector<double> link_cap_, link_weight_;
   std::vector<int> link_unfixed_, touched_, on_start_, on_link_, slot_;
-  std::vector<std::pair<double, int>> heap_;
+  std::vector<std::pair<double, int>> sorted_, heap_;
 };
 
 }  // namespace
 
 std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
                                           const Platform& platform, const BulkModelOptions& options) {
+  return detail::predicted_bulk_time(traffic, placement, platform, options, nullptr);
+}
+
+std::optional<double> detail::predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
+                                                  const Platform& platform, const BulkModelOptions& options,
+                                                  const std::atomic<bool>* stop) {
   const Network& net = platform.net();
   const LatencyModel& lat = platform.latency;
   const IntraNodeCosts& intra = platform.intra_node;
@@ -306,7 +325,7 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
   }
   BulkSimulation sim(std::move(pairs), std::move(route_links), std::move(links.capacity), traffic.ranks);
   // The program's rounds repeat `divisor` times.
-  const std::optional<double> time = sim.run(options.max_work);
+  const std::optional<double> time = sim.run(options.max_work, stop);
   if (!time) return std::nullopt;
   return *time * static_cast<double>(rounds.divisor);
 }

@@ -278,6 +278,13 @@ struct RankTimeParts {
 RankTimeParts predicted_rank_time_parts(const Traffic& traffic, const std::vector<Placement>& placement,
                                         const Platform& platform);
 
+// predicted_bulk_time that also gives up (nothing) once `stop` is set: the
+// default times its shortlist at once and drops the others' runs when its
+// choice's passes the work cap (then none is used).
+std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vector<Placement>& placement,
+                                          const Platform& platform, const BulkModelOptions& options,
+                                          const std::atomic<bool>* stop);
+
 // Node flows (directed, merged) of a node assignment.
 std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of);
 
