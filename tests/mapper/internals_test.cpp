@@ -118,6 +118,23 @@ TEST_CASE("internals: the time model's latencies in turn and overlapped across p
   for (size_t r = 0; r < 4; ++r) CHECK(times[r] == Approx(parts.latency[r] + parts.transfer[r]));
 }
 
+TEST_CASE("internals: the bulk model stops once told to, else gives the public result") {
+  // The default's shortlist runs at once and drops the others' runs when
+  // its choice's passes the work cap: a set flag gives nothing at once.
+  const Platform pf = platform_of("torus=4 node=core:2 bw=1e9 t_inj=1us t_hop=100ns");
+  Traffic t;
+  t.ranks = 4;
+  t.flows = {{0, 2, 2, 2000}, {1, 3, 1, 1000}, {3, 0, 4, 500}};
+  REQUIRE(t.check().ok());
+  const std::vector<Placement> placement = {{0, 0}, {0, 1}, {1, 0}, {2, 1}};
+  std::atomic<bool> stop{false};
+  const auto free_run = detail::predicted_bulk_time(t, placement, pf, {}, &stop);
+  REQUIRE(free_run.has_value());
+  CHECK(*free_run == predicted_bulk_time(t, placement, pf).value());
+  stop = true;
+  CHECK_FALSE(detail::predicted_bulk_time(t, placement, pf, {}, &stop).has_value());
+}
+
 TEST_CASE("internals: METIS groups never exceed the capacity, edge cases by hand") {
   for (std::uint64_t seed = 1; seed <= 4; ++seed) {
     const CommGraph g = random_graph(61, 4, seed);
