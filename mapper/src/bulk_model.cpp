@@ -197,7 +197,8 @@ class BulkSimulation {
     // with the new one, and one that is still exact is the least link.
     // The entries are taken in (level, link) order from the initial levels,
     // sorted once, and from a heap of the re-entered ones (few): the same
-    // order as one heap of them all, which made a whole replay ~1.4x as long.
+    // order as one heap of them all, with which a whole `rankmap evaluate`
+    // took ~1.4x as long (docs/mapper.md, "Bulk model").
     using Level = std::pair<double, int>;
     auto level_of = [&](int l) { return std::max(link_cap_[static_cast<size_t>(l)], 0.0) / link_weight_[static_cast<size_t>(l)]; };
     sorted_.clear();
