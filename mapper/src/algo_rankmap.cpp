@@ -274,34 +274,41 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   const bool dense = g.adjncy.size() > kDenseArcsPerRank * static_cast<size_t>(p.ranks());
   const int seeds = huge ? 0 : (large || dense ? 1 : (p.ranks() <= kManySeedsUpTo && p.preset != Preset::fast ? std::max(plan.seeds, 8) : plan.seeds));
 
-  {
-    auto made = detail::default_starts(p, g, detail::StartScope{large, huge, dense, seeds}, out.notes, say);
-    if (!made) return made.error();
-    cands = std::move(*made);
-  }
-  const size_t starts = cands.size();
   // The link relief (docs/mapper.md, step 5): whole node contents between
   // torus neighbours, then single ranks, together spending at most
   // kRelieveCostShare of the cost and never above cost_cap.
   const int relieve_swaps = large ? kRelieveMaxSwapsLarge : kRelieveMaxSwaps;
-  // Placements whose relief made no swap, with the budget it had. From the
-  // same placement a relief with no more budget makes none either (its
-  // first step's options are a subset: only the cost limit depends on the
-  // budget), so the final relief of a chosen candidate that was relieved in
-  // vain among the tied ones is not run again (0.25 s at 32k ranks of the
-  // 27-point stencil, whose relief tries every pair of neighbouring nodes).
-  // Reliefs of different placements may run at once (the tied ones below).
-  std::vector<std::pair<std::vector<int>, double>> relieved_in_vain;
-  std::mutex relieved_in_vain_mutex;
+  // Reliefs made so far: the placement, the budget it had and what came of
+  // it (a relief is a function of the two). From the same placement a
+  // relief with no more budget than one that made no swap makes none either
+  // (its first step's options are a subset: only the cost limit depends on
+  // the budget), so the final relief of a chosen candidate that was
+  // relieved in vain among the tied ones is not run again (0.25 s at 32k
+  // ranks of the 27-point stencil, whose relief tries every pair of
+  // neighbouring nodes); one that did swap is reused at the same budget
+  // (made beside Scotch's runs on large jobs, below). Reliefs of different
+  // placements may run at once (the tied ones below).
+  struct Relief {
+    std::vector<int> from;
+    double budget;
+    std::optional<Candidate> made;  // none: no swap
+  };
+  std::vector<Relief> reliefs;
+  std::mutex reliefs_mutex;
   auto relieve = [&](const Candidate& from, double cost_cap) {
     Candidate c{from.name + "+links", from.node_of, {}};
     const double budget = std::max(0.0, std::min(kRelieveCostShare * from.score.weighted_cost,
                                                  cost_cap - from.score.weighted_cost));
     {
-      const std::lock_guard<std::mutex> lock(relieved_in_vain_mutex);
-      for (const auto& [placement, had] : relieved_in_vain)
-        if (budget <= had && placement == from.node_of) {
-          c.score = from.score;
+      const std::lock_guard<std::mutex> lock(reliefs_mutex);
+      for (const Relief& r : reliefs)
+        if ((r.made ? budget == r.budget : budget <= r.budget) && r.from == from.node_of) {
+          if (r.made) {
+            c.node_of = r.made->node_of;
+            c.score = r.made->score;
+          } else {
+            c.score = from.score;
+          }
           return c;
         }
     }
@@ -313,14 +320,156 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     const int swaps = node_swaps + detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
                                                               std::max(0.0, budget - spent));
     c.score = swaps == 0 ? from.score : detail::network_score(*p.traffic, torus, c.node_of);
-    if (swaps == 0) {
-      const std::lock_guard<std::mutex> lock(relieved_in_vain_mutex);
-      relieved_in_vain.emplace_back(from.node_of, budget);
+    {
+      const std::lock_guard<std::mutex> lock(reliefs_mutex);
+      reliefs.push_back(Relief{from.node_of, budget, swaps == 0 ? std::nullopt : std::optional<Candidate>(c)});
     }
     return c;
   };
-  detail::parallel_for(cands.size(), p.threads,
-                       [&](size_t i) { cands[i].score = detail::network_score(*p.traffic, torus, cands[i].node_of); });
+  // The local search of a start (step 2). Large jobs: two passes per level,
+  // not four. At 32k ranks the third and fourth passes cost ~0.8 s and
+  // gained 0.3% (random pattern; nothing on the stencils, whose best start
+  // is already a local optimum).
+  // With `stop`: an empty node_of if it was set before the search ended.
+  auto search_start = [&](const Candidate& from, const std::atomic<bool>* stop) {
+    Candidate c{from.name + "+search", from.node_of, {}};
+    if (!detail::refine(g, torus, p.allocation, c.node_of, large ? 2 : 1, stop)) return Candidate{c.name, {}, {}};
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return c;
+  };
+  // Placements of (nearly) equal cost can differ a lot in max link load
+  // (regular graphs have many optima), and the relief is greedy: each of
+  // the kTiedRelief lowest-load candidates within kTieShare of the lowest
+  // cost is relieved (step 5), so the choice sees the best of several.
+  // tied_of: those within the tie, least loaded first (stable);
+  // to_relieve_of: of them the first kTiedRelief of distinct (cost, load),
+  // most likely distinct placements.
+  auto tied_of = [](const std::vector<const Candidate*>& among) {
+    double lowest = std::numeric_limits<double>::infinity();
+    for (const Candidate* c : among) lowest = std::min(lowest, c->score.weighted_cost);
+    std::vector<size_t> tied;
+    for (size_t i = 0; i < among.size(); ++i)
+      if (among[i]->score.weighted_cost <= lowest * (1 + kTieShare)) tied.push_back(i);
+    std::stable_sort(tied.begin(), tied.end(), [&](size_t a, size_t b) {
+      return among[a]->score.max_link_relative < among[b]->score.max_link_relative;
+    });
+    return tied;
+  };
+  auto to_relieve_of = [](const std::vector<const Candidate*>& among, const std::vector<size_t>& tied) {
+    std::vector<size_t> picked;
+    std::vector<detail::NetworkScore> seen;
+    for (size_t i : tied) {
+      if (static_cast<int>(picked.size()) == kTiedRelief) break;
+      const detail::NetworkScore& sc = among[i]->score;
+      if (std::any_of(seen.begin(), seen.end(), [&](const detail::NetworkScore& o) {
+            return o.weighted_cost == sc.weighted_cost && o.max_link_relative == sc.max_link_relative;
+          }))
+        continue;
+      seen.push_back(sc);
+      picked.push_back(i);
+    }
+    return picked;
+  };
+  // Large jobs search only their cheapest start and relieve the tied
+  // candidates (below), and Scotch's reference run, the longest start there
+  // (0.9-1.2 s at 32k ranks), has a lane of its own. So the steps are made
+  // on the lanes as they end: Scotch's lane scores its runs; the other
+  // scores the other starts and, unless Scotch's start is known to be the
+  // cheapest, searches the cheapest of them and relieves the tied ones,
+  // stopping as soon as Scotch's start is found the cheapest (a search from
+  // a poor start can take seconds: 3.3 s from the matching of random
+  // partners at 32k ranks). Those steps end, and are used, exactly where
+  // Scotch's start is not the cheapest (the grid codes, whose Cartesian
+  // foldings win): the steps below find their results made (the search's
+  // here, the reliefs in `reliefs`), the same placements from the same
+  // inputs, on any number of threads. On one thread this is the order below.
+  struct LaneRace {
+    std::mutex mutex;
+    bool scotch_known = false, others_known = false;
+    std::vector<detail::NetworkScore> scotch_scores;  // Scotch's runs, in run order
+    std::vector<size_t> scotch_slots;
+    size_t cheapest_other = 0;
+    double cheapest_other_cost = std::numeric_limits<double>::infinity();
+    std::atomic<bool> scotch_cheapest{false};
+    // Both lanes known: is a Scotch start the cheapest start (the lowest
+    // cost, the lowest slot among equals, as the sort below takes it)?
+    void decide() {
+      for (size_t r = 0; r < scotch_scores.size(); ++r) {
+        const double c = scotch_scores[r].weighted_cost;
+        if (c < cheapest_other_cost || (c == cheapest_other_cost && scotch_slots[r] < cheapest_other))
+          scotch_cheapest = true;
+      }
+    }
+  } race;
+  std::vector<char> scored;
+  std::optional<std::pair<size_t, Candidate>> searched_ahead;  // (start, its search)
+  detail::StartLanes lanes;
+  if (large) {
+    lanes.after_scotch = [&](const std::vector<const std::vector<int>*>& runs) {
+      std::vector<detail::NetworkScore> scores;
+      for (const std::vector<int>* node_of : runs) {
+        detail::NetworkScore sc;
+        sc.weighted_cost = std::numeric_limits<double>::infinity();  // a failed run
+        if (!node_of->empty()) sc = detail::network_score(*p.traffic, torus, *node_of);
+        scores.push_back(sc);
+      }
+      const std::lock_guard<std::mutex> lock(race.mutex);
+      race.scotch_scores = std::move(scores);
+      race.scotch_known = true;
+      if (race.others_known) race.decide();
+    };
+    lanes.after_others = [&](std::vector<Candidate>& made, const std::vector<size_t>& scotch_slots) {
+      scored.assign(made.size(), 0);
+      std::vector<size_t> ready;
+      for (size_t i = 0; i < made.size(); ++i)
+        if (!made[i].node_of.empty()) ready.push_back(i);
+      for (size_t i : ready) {
+        made[i].score = detail::network_score(*p.traffic, torus, made[i].node_of);
+        scored[i] = 1;
+      }
+      if (ready.empty()) return;
+      size_t cheapest = ready[0];
+      for (size_t i : ready)
+        if (made[i].score.weighted_cost < made[cheapest].score.weighted_cost) cheapest = i;
+      {
+        const std::lock_guard<std::mutex> lock(race.mutex);
+        race.scotch_slots = scotch_slots;
+        race.cheapest_other = cheapest;
+        race.cheapest_other_cost = made[cheapest].score.weighted_cost;
+        race.others_known = true;
+        if (race.scotch_known) race.decide();
+      }
+      if (race.scotch_cheapest) return;
+      say("local search from " + made[cheapest].name + " (beside Scotch's runs)");
+      Candidate searched = search_start(made[cheapest], &race.scotch_cheapest);
+      if (searched.node_of.empty()) return;  // Scotch's start is the cheapest
+      searched_ahead.emplace(cheapest, std::move(searched));
+      std::vector<const Candidate*> among;
+      for (size_t i : ready) among.push_back(&made[i]);
+      among.push_back(&searched_ahead->second);
+      for (size_t i : to_relieve_of(among, tied_of(among))) {
+        if (race.scotch_cheapest) return;
+        relieve(*among[i], std::numeric_limits<double>::infinity());
+      }
+    };
+  }
+  {
+    auto made = detail::default_starts(p, g, detail::StartScope{large, huge, dense, seeds}, out.notes, say, lanes);
+    if (!made) return made.error();
+    cands = std::move(*made);
+  }
+  const size_t starts = cands.size();
+  scored.resize(starts, 0);
+  if (race.scotch_known && race.others_known)
+    for (size_t r = 0; r < race.scotch_slots.size(); ++r) {
+      cands[race.scotch_slots[r]].score = race.scotch_scores[r];
+      scored[race.scotch_slots[r]] = 1;
+    }
+  detail::parallel_for(cands.size(), p.threads, [&](size_t i) {
+    if (!scored[i]) cands[i].score = detail::network_score(*p.traffic, torus, cands[i].node_of);
+  });
+  // Where Scotch's start is the cheapest, a search made ahead was stopped.
+  if (race.scotch_cheapest) searched_ahead.reset();
   // New candidates make(0), ..., make(count - 1), made on the threads (each
   // from its own inputs and seed) and appended in index order.
   auto append_made = [&](size_t count, const auto& make) {
@@ -340,15 +489,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // kFullSearchStarts of those (by cost, distinct) the full search.
   const size_t first_searched = cands.size();
   append_made(order.size(), [&](size_t n) {
-    const Candidate& from = cands[order[n]];
-    say("local search from " + from.name);
-    Candidate c{from.name + "+search", from.node_of, {}};
-    // Large jobs: two passes per level, not four. At 32k ranks the third and
-    // fourth passes cost ~0.8 s and gained 0.3% (random pattern; nothing on
-    // the stencils, whose best start is already a local optimum).
-    detail::refine(g, torus, p.allocation, c.node_of, large ? 2 : 1);
-    c.score = detail::network_score(*p.traffic, torus, c.node_of);
-    return c;
+    if (searched_ahead && searched_ahead->first == order[n]) return searched_ahead->second;
+    say("local search from " + cands[order[n]].name);
+    return search_start(cands[order[n]], nullptr);
   });
   if (!large) {
     std::vector<size_t> quick;
@@ -693,17 +836,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     cands.push_back(std::move(c));
   }
   {
-    // Placements of (nearly) equal cost can differ a lot in max link load
-    // (regular graphs have many optima), and the relief is greedy: relieve
-    // each of the kTiedRelief lowest-load candidates within kTieShare of the
-    // lowest cost, so the choice sees the best of several.
-    double lowest = std::numeric_limits<double>::infinity();
-    for (const Candidate& c : cands) lowest = std::min(lowest, c.score.weighted_cost);
-    std::vector<size_t> tied;
-    for (size_t i = 0; i < cands.size(); ++i)
-      if (cands[i].score.weighted_cost <= lowest * (1 + kTieShare)) tied.push_back(i);
+    // The tied candidates' reliefs (tied_of, to_relieve_of above).
+    std::vector<const Candidate*> all;
+    for (const Candidate& c : cands) all.push_back(&c);
+    std::vector<size_t> tied = tied_of(all);
     auto by_load = [&](size_t a, size_t b) { return cands[a].score.max_link_relative < cands[b].score.max_link_relative; };
-    std::stable_sort(tied.begin(), tied.end(), by_load);
     // Their least loaded images under the torus's symmetries join them (the
     // same cost, other links), and may be the ones relieved. Not on large
     // jobs: 0.15 s at 32k ranks of the 27-point stencil (16 images of 100k
@@ -725,18 +862,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         }
       std::stable_sort(tied.begin(), tied.end(), by_load);
     }
-    std::vector<size_t> to_relieve;
-    std::vector<detail::NetworkScore> seen;  // identical scores: most likely the same placement
-    for (size_t i : tied) {
-      if (static_cast<int>(to_relieve.size()) == kTiedRelief) break;
-      const detail::NetworkScore& sc = cands[i].score;
-      if (std::any_of(seen.begin(), seen.end(), [&](const detail::NetworkScore& o) {
-            return o.weighted_cost == sc.weighted_cost && o.max_link_relative == sc.max_link_relative;
-          }))
-        continue;
-      seen.push_back(sc);
-      to_relieve.push_back(i);
-    }
+    all.clear();
+    for (const Candidate& c : cands) all.push_back(&c);
+    const std::vector<size_t> to_relieve = to_relieve_of(all, tied);
     std::vector<Candidate> relieved(to_relieve.size());
     detail::parallel_for(to_relieve.size(), p.threads, [&](size_t n) {
       relieved[n] = relieve(cands[to_relieve[n]], std::numeric_limits<double>::infinity());

@@ -3,6 +3,7 @@
 // (default_starts.cpp; the searches and the choice: algo_rankmap.cpp).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -69,8 +70,22 @@ struct StartScope {
 // Scotch's runs go on a second thread (p.threads > 1); the starts are the
 // same. Notes (fallbacks, left-out references) are appended to `notes`;
 // progress goes to `say`, which must be thread-safe.
+// Steps a caller runs on the two lanes as they end (each may be empty):
+// `after_scotch` on Scotch's lane once its runs end, with their placements
+// in run order (empty where a run failed); `after_others` on the other lane
+// once the other starts are made, with the candidates so far (Scotch's
+// slots have an empty node_of, the others are final; it may score them but
+// must not add or remove any) and the slots of Scotch's runs, in run order.
+// With one thread Scotch's lane runs first. Not called on a mixed
+// allocation, whose starts are repaired to the nodes' slots after both
+// lanes end.
+struct StartLanes {
+  std::function<void(const std::vector<const std::vector<int>*>&)> after_scotch;
+  std::function<void(std::vector<Candidate>&, const std::vector<size_t>&)> after_others;
+};
 Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGraph& g, const StartScope& scope,
                                               std::vector<std::string>& notes,
-                                              const std::function<void(const std::string&)>& say);
+                                              const std::function<void(const std::string&)>& say,
+                                              const StartLanes& lanes = {});
 
 }  // namespace rankmap::detail

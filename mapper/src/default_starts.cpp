@@ -26,7 +26,8 @@ constexpr int kMaxKwayGroupsPerSeed = 256;   // METIS k-way per seed only up to 
 
 Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGraph& g, const StartScope& scope,
                                               std::vector<std::string>& notes,
-                                              const std::function<void(const std::string&)>& say) {
+                                              const std::function<void(const std::string&)>& say,
+                                              const StartLanes& lanes) {
   const Network& torus = p.platform->net();
   const bool same_graph = &g == p.graph;
   const bool large = scope.large, huge = scope.huge, dense = scope.dense;
@@ -86,7 +87,7 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       auto node_of = scotch_map(*r.graph, torus, nodes, false, r.strict, r.seed, r.notes);
       if (!node_of) {
         r.error = node_of.error();
-        return;
+        break;
       }
       enforce_node_capacity(*r.graph, torus, p.allocation, *node_of);
       r.node_of = std::move(*node_of);
@@ -266,10 +267,23 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
     }
   };
   parallel_for(2, p.threads, [&](size_t lane) {
-    if (lane == 0)
+    const bool hooks = p.allocation.uniform();
+    if (lane == 0) {
       run_scotch();
-    else
+      if (hooks && lanes.after_scotch) {
+        // Their slots are the other lane's to set (place_scotch_runs).
+        std::vector<const std::vector<int>*> made;
+        for (const ScotchRun& r : scotch_runs) made.push_back(&r.node_of);
+        lanes.after_scotch(made);
+      }
+    } else {
       other_starts();
+      if (hooks && lanes.after_others) {
+        std::vector<size_t> slots;
+        for (const ScotchRun& r : scotch_runs) slots.push_back(r.slot);
+        lanes.after_others(cands, slots);
+      }
+    }
   });
   for (ScotchRun& r : scotch_runs) {
     if (r.error) return *r.error;

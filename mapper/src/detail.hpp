@@ -117,9 +117,10 @@ double weighted_cost(const CommGraph& graph, const Network& torus, const std::ve
 // Local search on sum w x weighted_distance: swaps of whole node contents
 // between nodes (or moves onto free allocated nodes), then swaps/moves of
 // single ranks across nodes. Never increases the cost; respects every
-// node's slots.
-void refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
-            int passes);
+// node's slots. With `stop`: once it is set, returns false at once, with
+// node_of part-way (for a search made ahead, which is then discarded).
+bool refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+            int passes, const std::atomic<bool>* stop = nullptr);
 
 // Iterated local search on sum w x weighted_distance with at most its slots
 // on every allocated node: random kicks (a rank swapped with one of a nearby node,

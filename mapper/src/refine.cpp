@@ -126,8 +126,13 @@ constexpr double kMinRoundGain = 1e-2; // relative to the cost: a round of both 
 // Returns the total cost reduction. A pass that gains less than `min_pass_gain`
 // ends the search: the last passes of a local search cost as much as the
 // first and buy almost nothing.
+// Whether `stop` is set, read every 256th step of a pass.
+bool stopped(const std::atomic<bool>* stop, int step) {
+  return stop && (step & 255) == 0 && stop->load(std::memory_order_relaxed);
+}
+
 double refine_groups(const CommGraph& graph, const Network& torus, const std::vector<int>& slots,
-                     std::vector<int>& node_of, int passes, double min_pass_gain) {
+                     std::vector<int>& node_of, int passes, double min_pass_gain, const std::atomic<bool>* stop) {
   // Groups = current node contents; group id = node index (dense enough, and
   // free nodes are simply groups without vertices).
   const int nn = torus.nodes();
@@ -149,6 +154,7 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
   for (int pass = 0; pass < passes; ++pass) {
     double gain = 0;
     for (int g = 0; g < nn; ++g) {
+      if (stopped(stop, g)) return total_gain;
       if (empty[g] || q.xadj[g] == q.xadj[g + 1]) continue;
       const int a = pos[g];
       attached_nodes(q, pos, g, 4, att);
@@ -205,7 +211,7 @@ double refine_groups(const CommGraph& graph, const Network& torus, const std::ve
 }
 
 double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<int>& slots,
-                    std::vector<int>& node_of, int passes, double min_pass_gain) {
+                    std::vector<int>& node_of, int passes, double min_pass_gain, const std::atomic<bool>* stop) {
   const int nn = torus.nodes();
   std::vector<std::vector<int>> members(static_cast<size_t>(nn));
   for (int v = 0; v < g.vertices; ++v) members[node_of[v]].push_back(v);
@@ -215,6 +221,7 @@ double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<
   for (int pass = 0; pass < passes; ++pass) {
     double gain = 0;
     for (int r = 0; r < g.vertices; ++r) {
+      if (stopped(stop, r)) return total_gain;
       const int a = node_of[r];
       attached_nodes(g, node_of, r, 3, att);
       double best = -tol;
@@ -258,19 +265,22 @@ double refine_ranks(const CommGraph& g, const Network& torus, const std::vector<
 
 }  // namespace
 
-void refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
-            int passes) {
+bool refine(const CommGraph& graph, const Network& torus, const Allocation& allocation, std::vector<int>& node_of,
+            int passes, const std::atomic<bool>* stop) {
   const std::vector<int>& slots = allocation.slots_by_node();
   // Alternate the two levels: group swaps open room for rank swaps and back.
   double cost = weighted_cost(graph, torus, node_of);
   const double min_pass_gain = kMinPassGain * cost;
   for (int round = 0; round < 3; ++round) {
-    const double g = refine_groups(graph, torus, slots, node_of, passes, min_pass_gain);
-    const double r = refine_ranks(graph, torus, slots, node_of, passes, min_pass_gain);
+    const double g = refine_groups(graph, torus, slots, node_of, passes, min_pass_gain, stop);
+    if (stop && stop->load()) return false;
+    const double r = refine_ranks(graph, torus, slots, node_of, passes, min_pass_gain, stop);
+    if (stop && stop->load()) return false;
     // Another round only when this one still moved the cost by a percent.
     if (g + r <= kMinRoundGain * cost) break;
     cost -= g + r;
   }
+  return true;
 }
 
 }  // namespace rankmap::detail

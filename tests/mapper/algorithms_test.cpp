@@ -689,6 +689,69 @@ TEST_CASE("algorithms: the default's mapping does not depend on its thread count
   }
 }
 
+TEST_CASE("algorithms: on large jobs the steps made beside Scotch's runs are the ones used, on any thread count") {
+  // Above 8,192 ranks the default searches its cheapest start only and
+  // relieves the tied candidates. The lane of the other starts makes those
+  // steps as it ends, unless Scotch's start is the cheapest
+  // (StartLanes). On this 2D stencil a Cartesian folding is the cheapest
+  // start, and the relief of the tied candidates swaps (at a higher cost):
+  // both results are made on that lane and used, whatever the thread count
+  // and whichever lane ends first; the mapping, notes and alternatives must
+  // be the same on 1, 2 and 4 threads, and the search made once. The
+  // alternatives' costs and loads are those of the code before (commit
+  // c39942a, which made both steps after the starts), the relieved one last.
+  const Traffic t = synth_traffic("stencil2d", 10240, 1, {128, 80});
+  const Platform pf = platform_of("torus=16x8x10 node=package:2,core:4");
+  MapOptions o;
+  o.ppn = 8;
+  o.alternatives = 8;
+  std::vector<std::string> said;
+  o.progress = [&](const std::string& s) { said.push_back(s); };
+  std::vector<MapOutcome> runs;
+  for (int threads : {1, 2, 4}) {
+    INFO("threads " << threads);
+    said.clear();
+    o.threads = threads;
+    auto r = map_ranks(t, pf, o);
+    REQUIRE(r.ok());
+    runs.push_back(std::move(*r));
+    std::vector<std::string> searches;
+    for (const std::string& s : said)
+      if (s.rfind("local search from", 0) == 0) searches.push_back(s);
+    CHECK(searches == std::vector<std::string>{"local search from cartesian[80x128/1x8]-folded (beside Scotch's runs)"});
+  }
+  struct Expected {
+    const char* name;
+    double weighted_cost, max_link_relative;
+  };
+  const std::vector<Expected> before{{"cartesian[80x128/1x8]-folded", 2.4159191e+10, 0.000894784853},
+                                     {"block", 2.68435456e+10, 0.000894784853},
+                                     {"scotch", 2.81941115e+10, 0.00201326592},
+                                     {"matching-in-order", 2.98634445e+10, 0.00134217728},
+                                     {"matching-in-order-last", 3.59032422e+10, 0.00268435456},
+                                     {"snake", 1.10058537e+11, 0.0144284058},
+                                     {"cartesian[80x128/8x1]-folded", 2.4159191e+10, 0.000894784853},
+                                     {"cartesian[80x128/1x8]-folded+links", 2.41843569e+10, 0.000894784853}};
+  REQUIRE(runs[0].alternatives.size() == before.size());
+  for (size_t a = 0; a < before.size(); ++a) {
+    INFO(before[a].name);
+    CHECK(runs[0].alternatives[a].name == before[a].name);
+    const Metrics m = metrics(t, pf, runs[0].alternatives[a].placement, 8);
+    CHECK(m.weighted_cost == Approx(before[a].weighted_cost).epsilon(1e-8));
+    CHECK(m.max_link_relative == Approx(before[a].max_link_relative).epsilon(1e-8));
+  }
+  CHECK(runs[0].placement == runs[0].alternatives[0].placement);
+  for (size_t i = 1; i < runs.size(); ++i) {
+    CHECK(runs[i].placement == runs[0].placement);
+    CHECK(runs[i].notes == runs[0].notes);
+    REQUIRE(runs[i].alternatives.size() == runs[0].alternatives.size());
+    for (size_t a = 0; a < runs[0].alternatives.size(); ++a) {
+      CHECK(runs[i].alternatives[a].name == runs[0].alternatives[a].name);
+      CHECK(runs[i].alternatives[a].placement == runs[0].alternatives[a].placement);
+    }
+  }
+}
+
 TEST_CASE("algorithms: a start within 0.1% of the lower bound ends the search") {
   // The 16x16 stencil on the 8x8 torus (above): a tiling start meets the
   // triangle-free bound exactly, so no iterated, recombining or tabu search
