@@ -884,52 +884,17 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     if (const auto* s = score_of(ref)) ref_load = std::min(ref_load, s->max_link_relative);
   const detail::NetworkScore* blk = score_of("block");
   auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
-  // The floor of the choice: what it must be no worse than on both metrics.
-  // Block always (a candidate itself, so one qualifies); and where some
-  // candidate is no worse than block, paper and scotch on both, all three:
-  // the references' lowest cost and lowest max link load. Without it, cost
-  // first took a cheaper placement with a busier link than scotch's where
-  // a candidate beat scotch on both (recorded CG at 256 ranks on 8x8: the
-  // scotch start, 11% dearer than the choice with a busiest link 20%
-  // lighter, both below every peer's, which SimGrid ran 0.879x as long).
-  // Only on a full allocation: on part of a machine the references use
-  // different numbers of nodes (Scotch spreads the job, paper packs it), and
-  // whether spreading pays is a question of time, the spread step's below.
-  double floor_cost = blk->weighted_cost, floor_load = blk->max_link_relative;
-  if (p.allocation.total_slots() == p.ranks()) {
-    double ref_cost = floor_cost, ref_load_min = floor_load;
-    for (const char* ref : {"paper", "scotch"})
-      if (const auto* s = score_of(ref)) {
-        ref_cost = std::min(ref_cost, s->weighted_cost);
-        ref_load_min = std::min(ref_load_min, s->max_link_relative);
-      }
-    if (std::any_of(cands.begin(), cands.end(), [&](const Candidate& c) {
-          return within(c.score.weighted_cost, ref_cost) && within(c.score.max_link_relative, ref_load_min);
-        })) {
-      floor_cost = ref_cost;
-      floor_load = ref_load_min;
-    }
-  }
-  auto above_floor = [&](const Candidate& c) {
-    return within(c.score.weighted_cost, floor_cost) && within(c.score.max_link_relative, floor_load);
-  };
-  // The steps that buy predicted time with cost at a documented rate (the
-  // time model's, the bulk model's) keep block as their floor: on recorded
-  // MG at 128 ranks on desmos the bulk model's pick, 2.7% dearer than
-  // scotch's start and run 0.82x as long in SimGrid, lies above the
-  // references' cost.
-  auto above_block = [&](const Candidate& c) {
-    return within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative);
-  };
   // The objective: the lowest bandwidth-weighted cost among the candidates
-  // no worse than the floor on both metrics, then the load (below). Cost
-  // first because a placement with the lowest cost cannot be beaten on both
-  // metrics by anyone; the load then breaks near-ties, may be bought for a
-  // little cost, and the relief below may lower it further.
+  // no worse than block on both metrics (block itself is one, so the set is
+  // never empty), then the load (below). Cost first because a placement with
+  // the lowest cost cannot be beaten on both metrics by anyone; the load then
+  // breaks near-ties, may be bought for a little cost, and the relief below
+  // may lower it further.
   const Candidate* best = nullptr;
   double min_cost = 0;
   for (const Candidate& c : cands)
-    if (above_floor(c) && (!best || c.score.weighted_cost < min_cost)) {
+    if (within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
+        (!best || c.score.weighted_cost < min_cost)) {
       best = &c;
       min_cost = c.score.weighted_cost;
     }
@@ -939,7 +904,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // lower load wins.
   const Candidate* cheapest = best;
   for (const Candidate& c : cands) {
-    if (!above_floor(c)) continue;
+    if (!within(c.score.max_link_relative, blk->max_link_relative)) continue;
     const bool tie = within(c.score.weighted_cost, min_cost * (1 + kTieShare));
     const bool trade = within(c.score.weighted_cost, min_cost * (1 + kRelieveCostShare)) &&
                        c.score.max_link_relative <= cheapest->score.max_link_relative * (1 - kRelieveMinLoadGain);
@@ -983,7 +948,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::vector<const Candidate*> shortlist{best};
     std::vector<const Candidate*> by_cost;
     for (const Candidate& c : cands)
-      if (within(c.score.weighted_cost, min_cost * (1 + kTimeCostShare)) && above_block(c) &&
+      if (within(c.score.weighted_cost, min_cost * (1 + kTimeCostShare)) &&
+          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
           c.score.max_link_relative <= best->score.max_link_relative * (1 - kRelieveMinLoadGain))
         by_cost.push_back(&c);
     std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
@@ -1157,7 +1123,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // The exchange rate holds for the whole choice, not per step: the final
   // relief may not stack its 1% on a candidate already bought at 1% (both
   // reliefs together gave up to 2% over the cheapest, measured).
-  double relieve_cost_cap = std::min(floor_cost, min_cost * (1 + kRelieveCostShare));
+  double relieve_cost_cap = std::min(blk->weighted_cost, min_cost * (1 + kRelieveCostShare));
   // Bought above that at the time model's rate: the relief may still take
   // lighter links at no more cost.
   if (bought_time) relieve_cost_cap = std::max(relieve_cost_cap, best->score.weighted_cost);
@@ -1249,7 +1215,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::vector<const Candidate*> shortlist{&chosen};
     std::vector<const Candidate*> by_cost;
     for (const Candidate& c : cands)
-      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) && above_block(c) &&
+      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) &&
+          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
           c.score.max_link_relative <= chosen.score.max_link_relative * (1 + kTieShare))
         by_cost.push_back(&c);
     std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
