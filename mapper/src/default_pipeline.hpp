@@ -3,7 +3,6 @@
 // (default_starts.cpp; the searches and the choice: algo_rankmap.cpp).
 #pragma once
 
-#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
