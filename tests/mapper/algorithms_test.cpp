@@ -65,6 +65,20 @@ Traffic recorded_traffic(const std::string& file) {
   return *t;
 }
 
+// Every run gave the first one's placement, notes and alternatives (names
+// and placements): the default on several thread counts.
+void same_outcomes(const std::vector<MapOutcome>& runs) {
+  for (size_t i = 1; i < runs.size(); ++i) {
+    CHECK(runs[i].placement == runs[0].placement);
+    CHECK(runs[i].notes == runs[0].notes);
+    REQUIRE(runs[i].alternatives.size() == runs[0].alternatives.size());
+    for (size_t a = 0; a < runs[0].alternatives.size(); ++a) {
+      CHECK(runs[i].alternatives[a].name == runs[0].alternatives[a].name);
+      CHECK(runs[i].alternatives[a].placement == runs[0].alternatives[a].placement);
+    }
+  }
+}
+
 }  // namespace
 
 TEST_CASE("algorithms: registry") {
@@ -677,15 +691,7 @@ TEST_CASE("algorithms: the default's mapping does not depend on its thread count
       REQUIRE(r.ok());
       runs.push_back(std::move(*r));
     }
-    for (size_t i = 1; i < runs.size(); ++i) {
-      CHECK(runs[i].placement == runs[0].placement);
-      CHECK(runs[i].notes == runs[0].notes);
-      REQUIRE(runs[i].alternatives.size() == runs[0].alternatives.size());
-      for (size_t a = 0; a < runs[0].alternatives.size(); ++a) {
-        CHECK(runs[i].alternatives[a].name == runs[0].alternatives[a].name);
-        CHECK(runs[i].alternatives[a].placement == runs[0].alternatives[a].placement);
-      }
-    }
+    same_outcomes(runs);
   }
 }
 
@@ -741,15 +747,7 @@ TEST_CASE("algorithms: on large jobs the steps made beside Scotch's runs are the
     CHECK(m.max_link_relative == Approx(before[a].max_link_relative).epsilon(1e-8));
   }
   CHECK(runs[0].placement == runs[0].alternatives[0].placement);
-  for (size_t i = 1; i < runs.size(); ++i) {
-    CHECK(runs[i].placement == runs[0].placement);
-    CHECK(runs[i].notes == runs[0].notes);
-    REQUIRE(runs[i].alternatives.size() == runs[0].alternatives.size());
-    for (size_t a = 0; a < runs[0].alternatives.size(); ++a) {
-      CHECK(runs[i].alternatives[a].name == runs[0].alternatives[a].name);
-      CHECK(runs[i].alternatives[a].placement == runs[0].alternatives[a].placement);
-    }
-  }
+  same_outcomes(runs);
 }
 
 TEST_CASE("algorithms: a start within 0.1% of the lower bound ends the search") {
