@@ -13,7 +13,7 @@ Result<MapOutcome> map_paper(const MapProblem& p) {
   std::vector<int> node_of(part.size());
   for (size_t r = 0; r < part.size(); ++r) node_of[r] = p.allocation.nodes()[static_cast<size_t>(part[r])];
   if (!p.allocation.uniform()) detail::enforce_node_capacity(*p.graph, p.platform->net(), p.allocation, node_of);
-  return MapOutcome{detail::cores_by_topology(*p.graph, node_of, p.platform->node_kinds, p.platform->net().nodes(), p.core_fill), {}, {}};
+  return MapOutcome{detail::cores_by_topology(*p.graph, node_of, p.platform->node_kinds, p.platform->net().nodes(), p.core_fill, p.threads), {}, {}};
 }
 
 }  // namespace rankmap

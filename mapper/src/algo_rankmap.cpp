@@ -257,7 +257,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     blk.score = detail::network_score(*p.traffic, torus, blk.node_of);
     out.notes.push_back("every placement ties (a uniform all-to-all on full nodes): kept block");
     out.notes.push_back("chose " + describe(blk));
-    out.placement = detail::cores_by_topology(g, blk.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+    out.placement = detail::cores_by_topology(g, blk.node_of, p.platform->node_kinds, torus.nodes(), p.core_fill, p.threads);
     return out;
   }
   const int ppn = p.allocation.max_slots();
@@ -318,7 +318,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     const double spent =
         node_swaps == 0 ? 0.0 : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
     const int swaps = node_swaps + detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
-                                                              std::max(0.0, budget - spent));
+                                                              std::max(0.0, budget - spent), {}, p.threads);
     c.score = swaps == 0 ? from.score : detail::network_score(*p.traffic, torus, c.node_of);
     {
       const std::lock_guard<std::mutex> lock(reliefs_mutex);
@@ -1272,7 +1272,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   best = &chosen;
   out.notes.push_back("chose " + describe(*best));
   say("placing ranks on cores (hwloc tree)");
-  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+  out.placement = detail::cores_by_topology(g, best->node_of, p.platform->node_kinds, torus.nodes(), p.core_fill, p.threads);
   if (p.alternatives > 0) {
     // For a judge beyond the static model (a trace replay): the choice, the
     // references, the cheapest of each start family, the cheapest others.
@@ -1309,7 +1309,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       std::vector<Placement> placement =
           (c->name == "block" || c->name == "scotch")
               ? detail::cores_in_rank_order(c->node_of, torus.nodes())
-              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node_kinds, torus.nodes(), p.core_fill);
+              : detail::cores_by_topology(c->name == "paper" ? *p.graph : g, c->node_of, p.platform->node_kinds, torus.nodes(),
+                                          p.core_fill, p.threads);
       out.alternatives.push_back(Alternative{c->name, std::move(placement)});
     }
   }

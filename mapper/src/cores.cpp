@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "detail.hpp"
+#include "parallel.hpp"
 
 namespace rankmap::detail {
 
@@ -69,13 +70,15 @@ std::vector<int> cores_to_fill(const NodeTopology& node, int k, CoreFill fill) {
 }
 
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill) {
+                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill, int threads) {
   std::vector<Placement> out(node_of.size());
   const std::vector<std::vector<int>> members = ranks_per_node(node_of, torus_nodes);
-  for (int at = 0; at < torus_nodes; ++at) {
-    const std::vector<int>& ranks = members[static_cast<size_t>(at)];
+  // Each node writes only its own ranks' entries (0.1 s at 32k ranks on one thread).
+  parallel_for(static_cast<size_t>(torus_nodes), threads, [&](size_t index) {
+    const int at = static_cast<int>(index);
+    const std::vector<int>& ranks = members[index];
     const int k = static_cast<int>(ranks.size());
-    if (k == 0) continue;
+    if (k == 0) return;
     const NodeTopology& node = kinds.of(at);
     const int maxd = node.max_core_distance();
     // Local weight matrix of this node's ranks (k <= cores per node: small).
@@ -176,7 +179,7 @@ std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vect
       }
     }
     for (int i = 0; i < k; ++i) out[ranks[i]] = Placement{node_of[ranks[i]], core_of[i]};
-  }
+  });
   return out;
 }
 

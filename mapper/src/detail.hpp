@@ -239,13 +239,15 @@ int relieve_links(const Traffic& traffic, const Network& torus, const Allocation
 // steps, and leaves the best placement seen by (max load, links at the max,
 // sum of squared loads, cost), the start if nothing beat it (then 0 is
 // returned). The cost budget holds for every placement of the walk.
+// A step's trials are priced on up to `threads` threads (the same steps).
 struct RankReliefTabu {
   int tenure = 0;  // 0: the greedy
   int patience = 0;
   std::uint64_t seed = 0;
 };
 int relieve_rank_links(const Traffic& traffic, const Network& torus, const Allocation& allocation,
-                       std::vector<int>& node_of, int max_swaps, double cost_budget, const RankReliefTabu& tabu = {});
+                       std::vector<int>& node_of, int max_swaps, double cost_budget, const RankReliefTabu& tabu = {},
+                       int threads = 1);
 
 // The network objective of a node assignment under the real routing.
 struct NetworkScore {
@@ -293,9 +295,11 @@ std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>&
 std::vector<Placement> cores_in_rank_order(const std::vector<int>& node_of, int torus_nodes);
 // Cores from the hwloc tree: each node's ranks are placed so that heavy pairs
 // share the deepest common level (package, cache) first, then improved by swaps.
-// `fill` chooses which cores a node that is not full uses (CoreFill).
+// `fill` chooses which cores a node that is not full uses (CoreFill). Nodes
+// are placed independently, on up to `threads` threads (the same result).
 std::vector<Placement> cores_by_topology(const CommGraph& graph, const std::vector<int>& node_of,
-                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill = CoreFill::compact);
+                                         const NodeKinds& kinds, int torus_nodes, CoreFill fill = CoreFill::compact,
+                                         int threads = 1);
 // The k cores of `node` that `fill` uses, ascending.
 std::vector<int> cores_to_fill(const NodeTopology& node, int k, CoreFill fill);
 

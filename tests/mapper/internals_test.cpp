@@ -322,6 +322,38 @@ TEST_CASE("internals: the tabu relief of single ranks keeps its budget and capac
   CHECK(detail::network_score(traffic, pf.net(), frozen).max_link_relative <= after.max_link_relative * (1 + 1e-9));
 }
 
+TEST_CASE("internals: the rank relief and the core placement are the same on any number of threads") {
+  // Both split their work over threads (a step's trials; the nodes); the
+  // result must not depend on how many.
+  const Platform pf = platform_of("torus=4x4 node=package:2,core:4");
+  const Traffic traffic = random_traffic(120, 5, 11);
+  const Allocation a = uniform(pf.net(), iota_nodes(16), 8);
+  std::vector<int> start(120);
+  for (int r = 0; r < 120; ++r) start[r] = (r * 5) % 16;
+  const double budget = 0.03 * detail::network_score(traffic, pf.net(), start).weighted_cost;
+  for (const detail::RankReliefTabu tabu : {detail::RankReliefTabu{}, detail::RankReliefTabu{4, 30, 5}}) {
+    INFO("tenure " << tabu.tenure);
+    std::vector<int> one = start;
+    const int steps = detail::relieve_rank_links(traffic, pf.net(), a, one, 200, budget, tabu, 1);
+    REQUIRE(steps > 0);
+    CHECK(one != start);
+    for (int threads : {2, 3}) {
+      INFO(threads << " threads");
+      std::vector<int> many = start;
+      CHECK(detail::relieve_rank_links(traffic, pf.net(), a, many, 200, budget, tabu, threads) == steps);
+      CHECK(many == one);
+    }
+  }
+  const CommGraph g = build_comm_graph(traffic, 0);
+  const std::vector<Placement> serial =
+      detail::cores_by_topology(g, start, pf.node_kinds, pf.net().nodes(), CoreFill::spread, 1);
+  for (int threads : {2, 3}) {
+    const std::vector<Placement> placed =
+        detail::cores_by_topology(g, start, pf.node_kinds, pf.net().nodes(), CoreFill::spread, threads);
+    CHECK(placed == serial);
+  }
+}
+
 TEST_CASE("internals: a link relief that makes no swap makes none with less budget (the default skips it then)") {
   // algo_rankmap.cpp does not run the final relief again on a placement
   // whose relief among the tied candidates made no swap with at least the
