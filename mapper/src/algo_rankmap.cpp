@@ -126,6 +126,18 @@ constexpr std::int64_t kPairedMaxWork = 200'000'000;
 // instances where every search ties (recorded ADI, CG, LU at 2 and 4 per
 // node on desmos, CG on 4x4x4) end where they did, 0.01-0.05 s later.
 constexpr int kSecondChanceRuns = 32;
+// The regrouping search (after the plateau walk): from the 4 cheapest
+// placements of distinct cost, each with the iterated search's budget (at
+// ~2 ns a unit, 0.04 s each at 64 ranks on 16 nodes), up to 16 allocated
+// nodes. Recorded CG at 64 ranks on 4x4 at 4 per node: 2.70-2.89e8 at
+// seeds 1-15 before; with 4 searches 2.70e8 at all 15, with 3 or 2 (1.5x
+// each) 2 of 15 one edge-hop above (2.74e8). At 32
+// nodes (recorded CG, ADI and sparse on desmos at 4 and 6 per node, 10
+// seeds) the means moved by 0.03-0.22% and the spreads stayed, for 0.25 s
+// more CPU; at 64 (8x8, 4x4x4) a kick costs ~1 ms and it found nothing.
+constexpr int kRegroupMaxNodes = 16;
+constexpr int kRegroupStarts = 4;
+constexpr std::int64_t kRegroupWork = 1;
 // The lower bound's densest-groups part (evaluate.cpp), in rank sets
 // enumerated per rank and try: 0.01-0.06 s at 192-1,024 ranks (27-point
 // stencils and random partners at 8 per node included). 100 did not prove
@@ -818,6 +830,37 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     cands.push_back(std::move(w.walked));
   }
 
+  if (ils_work > 0 && !large && !dense && static_cast<int>(p.allocation.size()) <= kRegroupMaxNodes &&
+      !at_bound()) {
+    // The regrouping search (regroup_search.cpp, docs/mapper.md step 3):
+    // kicks that re-divide two nodes' ranks, each repaired by placing every
+    // node group anew, from the cheapest placements of distinct cost. The
+    // searches above price a new partition with the other groups where they
+    // stand, and on regular graphs of equal weights a better partition pays
+    // only once the groups have moved.
+    std::vector<size_t> by_cost(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
+      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
+    });
+    std::vector<size_t> from;
+    for (size_t i : by_cost) {
+      if (static_cast<int>(from.size()) == kRegroupStarts) break;
+      bool distinct = true;
+      for (size_t j : from)
+        distinct = distinct && std::abs(cands[i].score.weighted_cost - cands[j].score.weighted_cost) >
+                                   1e-9 * std::max(1.0, cands[j].score.weighted_cost);
+      if (distinct) from.push_back(i);
+    }
+    append_made(from.size(), [&](size_t n) {
+      say("regrouping search from " + cands[from[n]].name);
+      Candidate c{cands[from[n]].name + "+regroup", cands[from[n]].node_of, {}};
+      detail::regroup_search(g, torus, p.allocation, c.node_of, kRegroupWork * ils_work,
+                             derived_seed(p.seed, 600 + static_cast<int>(n)));
+      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      return c;
+    });
+  }
   if (p.preset == Preset::strong) {
     // The default's mapping at the same seed joins strong's candidates
     // after strong's own searches, which it leaves unchanged: strong is never

@@ -131,6 +131,20 @@ bool refine(const CommGraph& graph, const Network& torus, const Allocation& allo
 void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
+// The rank-level descent of iterated_search alone: from every rank, the
+// best move or swap onto the nodes it is most attached to, until none
+// lowers the cost. Returns the edge visits it made.
+std::int64_t rank_descent(const CommGraph& graph, const Network& net, const Allocation& allocation,
+                          std::vector<int>& node_of);
+
+// Regrouping search (regroup_search.cpp): kicks re-divide the ranks of two
+// nearby nodes at random, a tabu search of the node contents' placement
+// (one unit per allocated node) and a descent repair it; a kick is kept
+// when the cost does not rise. `work` bounds the edge visits; node_of
+// becomes the best assignment seen (never worse than the input).
+void regroup_search(const CommGraph& graph, const Network& net, const Allocation& allocation,
+                    std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
+
 // Tabu search (tabu_search.cpp) on sum w x weighted_distance with at most its
 // slots on every allocated node: at every step the best move or swap of the
 // neighbourhood, uphill too, recent moves forbidden. node_of becomes the best

@@ -235,6 +235,15 @@ class RankSearch {
 
 }  // namespace
 
+std::int64_t rank_descent(const CommGraph& graph, const Network& net, const Allocation& allocation,
+                          std::vector<int>& node_of) {
+  RankSearch s(graph, net, allocation, node_of);
+  for (int v = 0; v < graph.vertices; ++v)
+    if (graph.xadj[v + 1] > graph.xadj[v]) s.enqueue(v);
+  s.descend();
+  return s.work();
+}
+
 void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed) {
   const std::vector<int>& nodes = allocation.nodes();
