@@ -175,6 +175,11 @@ constexpr int kLoadTabuTenure = 8;
 constexpr int kLoadTabuPatience = 150;
 constexpr int kLoadTabuSteps = 600;
 
+// Costs apart by more than rounding: distinct placements, most likely.
+bool distinct_costs(const Candidate& a, const Candidate& b) {
+  return std::abs(a.score.weighted_cost - b.score.weighted_cost) > 1e-9 * std::max(1.0, b.score.weighted_cost);
+}
+
 std::string describe(const Candidate& c) {
   char buf[160];
   std::snprintf(buf, sizeof buf, "%s (weighted cost %.6g, max link load %.6g s)", c.name.c_str(), c.score.weighted_cost,
@@ -534,6 +539,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     bound = cost_lower_bound(g, torus, ppn, nodes, kBoundSetsPerRank * p.ranks()).weighted;
   }
   // The candidate of lowest cost so far (the first of equals).
+  // Every candidate's index, cheapest first (ties in the order made).
+  auto indices_by_cost = [&] {
+    std::vector<size_t> by_cost(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
+    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
+      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
+    });
+    return by_cost;
+  };
   auto cheapest_index = [&] {
     size_t cheapest = 0;
     for (size_t i = 1; i < cands.size(); ++i)
@@ -589,9 +603,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     for (size_t i : searched) {
       if (static_cast<int>(picked.size()) == plan.ils_starts) break;
       bool distinct = std::find(families.begin(), families.end(), family(i)) == families.end();
-      for (size_t j : picked)
-        distinct = distinct && std::abs(cands[i].score.weighted_cost - cands[j].score.weighted_cost) >
-                                   1e-9 * std::max(1.0, cands[j].score.weighted_cost);
+      for (size_t j : picked) distinct = distinct && distinct_costs(cands[i], cands[j]);
       if (distinct) {
         picked.push_back(i);
         families.push_back(family(i));
@@ -677,13 +689,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       // and which kicks happened to be lucky. It aligns placements by the
       // torus's symmetries: tori only.
       if (const Torus* const ring_torus = torus.as_torus()) {
-        std::vector<size_t> by_cost(cands.size());
-        for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
-        std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
-          return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
-        });
         std::vector<std::vector<int>> parents;
-        for (size_t i : by_cost) {
+        for (size_t i : indices_by_cost()) {
           if (static_cast<int>(parents.size()) == kRecombineParents) break;
           if (std::find(parents.begin(), parents.end(), cands[i].node_of) == parents.end())
             parents.push_back(cands[i].node_of);
@@ -838,19 +845,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // searches above price a new partition with the other groups where they
     // stand, and on regular graphs of equal weights a better partition pays
     // only once the groups have moved.
-    std::vector<size_t> by_cost(cands.size());
-    for (size_t i = 0; i < cands.size(); ++i) by_cost[i] = i;
-    std::stable_sort(by_cost.begin(), by_cost.end(), [&](size_t a, size_t b) {
-      return cands[a].score.weighted_cost < cands[b].score.weighted_cost;
-    });
     std::vector<size_t> from;
-    for (size_t i : by_cost) {
+    for (size_t i : indices_by_cost()) {
       if (static_cast<int>(from.size()) == kRegroupStarts) break;
-      bool distinct = true;
-      for (size_t j : from)
-        distinct = distinct && std::abs(cands[i].score.weighted_cost - cands[j].score.weighted_cost) >
-                                   1e-9 * std::max(1.0, cands[j].score.weighted_cost);
-      if (distinct) from.push_back(i);
+      if (std::all_of(from.begin(), from.end(), [&](size_t j) { return distinct_costs(cands[i], cands[j]); }))
+        from.push_back(i);
     }
     append_made(from.size(), [&](size_t n) {
       say("regrouping search from " + cands[from[n]].name);
