@@ -724,11 +724,11 @@ TEST_CASE("algorithms: the default's mapping does not depend on its thread count
   // Its independent steps run on several threads (Scotch's runs beside the
   // other starts, the searches from each start, the second tabu search
   // beside the first, the recombination's next child, the plateau walk
-  // beside the paired search, the tied reliefs); each writes its own slot
-  // and takes its own seed. Recorded ADI at 128 ranks on desmos: at seed 2
-  // the second tabu search is kept (test above), at seed 1 it is not;
-  // recorded CG at 64 ranks on 4x4 takes the graph-built target's starts
-  // (above). Among these runs the early walk is used (the paired search
+  // beside the paired search, the tied reliefs, the regrouping searches);
+  // each writes its own slot and takes its own seed. Recorded ADI at 128
+  // ranks on desmos: at seed 2 the second tabu search is kept (test above),
+  // at seed 1 it is not; recorded CG at 64 ranks on 4x4 takes the
+  // graph-built target's starts and the regrouping search's result (above). Among these runs the early walk is used (the paired search
   // found nothing) and made again (it found something).
   struct Case {
     const char* profile;
