@@ -131,6 +131,13 @@ bool refine(const CommGraph& graph, const Network& torus, const Allocation& allo
 void iterated_search(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                      std::vector<int>& node_of, std::int64_t work, std::uint64_t seed);
 
+// The nodes a kick may take rank r to (iterated_search, regroup_search):
+// the allocated network neighbours of its node, then the allocated nodes
+// among the 3 it is most attached to. `adjacent` and `att` are scratch.
+void kick_targets(const CommGraph& graph, const Network& net, const Allocation& allocation,
+                  const std::vector<int>& node_of, int r, std::vector<int>& near, std::vector<int>& adjacent,
+                  std::vector<std::pair<double, int>>& att);
+
 // The rank-level descent of iterated_search alone: from every rank, the
 // best move or swap onto the nodes it is most attached to, until none
 // lowers the cost. Returns the edge visits it made.

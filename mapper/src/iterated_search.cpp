@@ -235,6 +235,19 @@ class RankSearch {
 
 }  // namespace
 
+void kick_targets(const CommGraph& graph, const Network& net, const Allocation& allocation,
+                  const std::vector<int>& node_of, int r, std::vector<int>& near, std::vector<int>& adjacent,
+                  std::vector<std::pair<double, int>>& att) {
+  const int a = node_of[r];
+  near.clear();
+  net.neighbors(a, adjacent);
+  for (int b : adjacent)
+    if (b != a && allocation.contains(b)) near.push_back(b);
+  attached_nodes(graph, node_of, r, 3, att);  // never r's own node
+  for (auto [w, b] : att)
+    if (allocation.contains(b)) near.push_back(b);
+}
+
 std::int64_t rank_descent(const CommGraph& graph, const Network& net, const Allocation& allocation,
                           std::vector<int>& node_of) {
   RankSearch s(graph, net, allocation, node_of);
@@ -274,13 +287,7 @@ void iterated_search(const CommGraph& graph, const Network& torus, const Allocat
     // rank has a nearby node to be kicked to.
     s.charge(1 + graph.xadj[r + 1] - graph.xadj[r]);
     // A nearby node: a torus neighbour of r's node or a node r is attached to.
-    near.clear();
-    torus.neighbors(a, adjacent);
-    for (int b : adjacent)
-      if (b != a && s.allocated(b)) near.push_back(b);
-    attached_nodes(graph, current, r, 3, att);
-    for (auto [w, b] : att)
-      if (s.allocated(b)) near.push_back(b);
+    kick_targets(graph, torus, allocation, current, r, near, adjacent, att);
     if (near.empty()) continue;
     const int b = near[uniform(near.size())];
     double delta = 0;

@@ -159,13 +159,7 @@ void regroup_search(const CommGraph& graph, const Network& net, const Allocation
     // The kick: the ranks of r's node and a nearby node divided at random.
     const int r = active[rng() % active.size()];
     const int a = trial[r];
-    near.clear();
-    net.neighbors(a, adjacent);
-    for (int b : adjacent)
-      if (b != a && allocation.contains(b)) near.push_back(b);
-    attached_nodes(graph, trial, r, 3, att);
-    for (auto [w, b] : att)
-      if (allocation.contains(b)) near.push_back(b);  // never r's own node
+    kick_targets(graph, net, allocation, trial, r, near, adjacent, att);
     spent += 1 + graph.xadj[r + 1] - graph.xadj[r];
     if (near.empty()) continue;
     const int b = near[rng() % near.size()];
