@@ -538,7 +538,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     say("lower bound of the cost");
     bound = cost_lower_bound(g, torus, ppn, nodes, kBoundSetsPerRank * p.ranks()).weighted;
   }
-  // The candidate of lowest cost so far (the first of equals).
   // Every candidate's index, cheapest first (ties in the order made).
   auto indices_by_cost = [&] {
     std::vector<size_t> by_cost(cands.size());
@@ -548,6 +547,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     });
     return by_cost;
   };
+  // The candidate of lowest cost so far (the first of equals).
   auto cheapest_index = [&] {
     size_t cheapest = 0;
     for (size_t i = 1; i < cands.size(); ++i)
