@@ -271,11 +271,12 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     std::vector<double> partner_w;
     // Lower bound of the second half of a swap out of node j into node a:
     // min over the ranks s of j of C[s][a] - C[s][j] (the pair term
-    // 2 w(r, s) d(a, j) is never negative). Computed once per step and node
-    // pair when first needed; a swap whose bound cannot come within reach
-    // of the best so far is not priced rank by rank (the same choice).
+    // 2 w(r, s) d(a, j) is never negative). Computed when first needed and
+    // kept until node j's ranks or their costs change (changed_at below); a
+    // swap whose bound cannot come within reach of the best so far is not
+    // priced rank by rank (the same choice).
     std::vector<double> swap_bound;
-    std::vector<std::int64_t> bound_step;
+    std::vector<std::int64_t> bound_step;  // the step it was computed at
     Choice choice;             // first lane
     double lowest = 0;         // other lanes: the lowest delta so far
     std::vector<Move> record;  // other lanes: the moves to replay
@@ -299,9 +300,14 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     L.swap_bound.assign(M * M, 0.0);
     L.bound_step.assign(M * M, 0);
   }
+  // The last step whose move changed node j's ranks or the cost row of one
+  // of them (a partner of a moved rank): the swap bounds out of j computed
+  // before it are stale. A step moves one or two ranks, so most bounds hold
+  // (their recomputation was a third of the scan at 192 ranks on 32 nodes).
+  std::vector<std::int64_t> changed_at(M, 0);
   auto bound_of = [&](Lane& L, int j, int a, std::int64_t step) {
     const size_t k = static_cast<size_t>(j) * M + a;
-    if (L.bound_step[k] != step) {
+    if (L.bound_step[k] <= changed_at[j]) {
       L.bound_step[k] = step;
       double lo = std::numeric_limits<double>::infinity();
       for (int s : members[j]) {
@@ -376,8 +382,9 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
         for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = 0;
     }
   };
-  auto apply_move = [&](int v, int to) {
+  auto apply_move = [&](int v, int to, std::int64_t step) {
     const int from = pos[v];
+    changed_at[from] = changed_at[to] = step;
     if (walk_loads) walk_loads->move(v, from, to, pos);
     auto& mf = members[from];
     mf.erase(std::find(mf.begin(), mf.end(), v));
@@ -390,6 +397,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     const double* df = &D[static_cast<size_t>(from) * M];
     for (auto e = graph.xadj[v]; e < graph.xadj[v + 1]; ++e) {
       stale[graph.adjncy[e]] = 1;
+      changed_at[pos[graph.adjncy[e]]] = step;
       const double w = graph.weight[e];
       double* c = &C[static_cast<size_t>(graph.adjncy[e]) * M];
       for (int j = 0; j < m; ++j) c[j] += w * (dt[j] - df[j]);
@@ -464,10 +472,10 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     const Move mv = choice.move;
     const int a = pos[mv.r];
     tabu_until[static_cast<size_t>(mv.r) * M + a] = step + tenure;
-    apply_move(mv.r, mv.to);
+    apply_move(mv.r, mv.to, step);
     if (mv.s >= 0) {
       tabu_until[static_cast<size_t>(mv.s) * M + mv.to] = step + tenure;
-      apply_move(mv.s, a);
+      apply_move(mv.s, a, step);
     }
     cost += mv.delta;
     if (cost < best_cost - tol) {
