@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <mutex>
 #include <numeric>
 
 #include "detail.hpp"
@@ -192,12 +193,20 @@ struct LowerBoundMemo {
     std::vector<int> nodes;
     LowerBound bound;
   };
-  std::vector<Entry> entries;
-  const LowerBound* find(const Traffic* t, const Network* n, int ppn, const std::vector<int>& nodes) const {
-    for (const Entry& e : entries)
-      if (e.traffic == t && e.network == n && e.ppn == ppn && e.nodes == nodes) return &e.bound;
-    return nullptr;
+  // Evaluations on several threads may share the memo: the first to need a
+  // bound computes it while the others wait for it, under the lock.
+  template <class Compute>
+  LowerBound get(const Traffic* t, const Network* n, int ppn, const std::vector<int>& nodes, Compute&& compute) {
+    const std::lock_guard<std::mutex> lock(mutex_);
+    for (const Entry& e : entries_)
+      if (e.traffic == t && e.network == n && e.ppn == ppn && e.nodes == nodes) return e.bound;
+    entries_.push_back({t, n, ppn, nodes, compute()});
+    return entries_.back().bound;
   }
+
+ private:
+  std::mutex mutex_;
+  std::vector<Entry> entries_;
 };
 
 std::shared_ptr<LowerBoundMemo> make_lower_bound_memo() { return std::make_shared<LowerBoundMemo>(); }
@@ -589,13 +598,8 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
       for (int a = 0; a < torus.nodes(); ++a)
         if (used[a] && !listed[a]) nodes.push_back(a);
     }
-    LowerBound lb;
-    if (const LowerBound* known = options.bound_memo ? options.bound_memo->find(&traffic, &torus, ppn, nodes) : nullptr) {
-      lb = *known;
-    } else {
-      lb = cost_lower_bound(build_comm_graph(traffic, 0.0), torus, ppn, nodes);
-      if (options.bound_memo) options.bound_memo->entries.push_back({&traffic, &torus, ppn, nodes, lb});
-    }
+    auto compute = [&] { return cost_lower_bound(build_comm_graph(traffic, 0.0), torus, ppn, nodes); };
+    const LowerBound lb = options.bound_memo ? options.bound_memo->get(&traffic, &torus, ppn, nodes, compute) : compute();
     m.lower_bound_hop_bytes = lb.hop_bytes;
     m.lower_bound_weighted = lb.weighted;
     auto gap = [](double v, double bound) { return bound > 0 ? v / bound - 1 : (v > 0 ? INFINITY : 0.0); };
