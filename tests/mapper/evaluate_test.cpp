@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <numeric>
+#include <optional>
+#include <thread>
 
 #include "rankmap/mapper.hpp"
 
@@ -423,6 +425,36 @@ TEST_CASE("lower bound: a shared memo gives every mapping the bound it would get
   auto c = evaluate(heavier, spread, pf, o);
   REQUIRE(c.ok());
   CHECK(c->lower_bound_hop_bytes == 30);
+}
+
+TEST_CASE("lower bound: a memo shared by evaluations on several threads gives each its own bound") {
+  // The mappings of the test above, evaluated at once on 8 threads sharing
+  // one memo (as `rankmap map` scores block and its choice): each gets the
+  // bound it gets alone, and every metric is the sequential one.
+  const Platform pf = platform_of("torus=4 wrap=0 node=core:2");
+  const Traffic t = traffic_of(4, {{0, 1, 1, 10}, {2, 3, 1, 10}});
+  const std::vector<std::vector<Placement>> mappings = {{{0, 0}, {1, 0}, {2, 0}, {3, 0}}, {{0, 0}, {0, 1}, {2, 0}, {2, 1}}};
+  EvaluateOptions alone{1, {}, true, nullptr};
+  std::vector<Metrics> expected;
+  for (const auto& m : mappings) expected.push_back(*evaluate(t, m, pf, alone));
+  EvaluateOptions shared = alone;
+  shared.bound_memo = make_lower_bound_memo();
+  std::vector<std::optional<Metrics>> got(8);
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < got.size(); ++i)
+    threads.emplace_back([&, i] {
+      auto r = evaluate(t, mappings[i % 2], pf, shared);
+      if (r.ok()) got[i] = *r;
+    });
+  for (auto& th : threads) th.join();
+  for (size_t i = 0; i < got.size(); ++i) {
+    REQUIRE(got[i].has_value());
+    CHECK(got[i]->lower_bound_hop_bytes == expected[i % 2].lower_bound_hop_bytes);
+    CHECK(got[i]->hop_bytes == expected[i % 2].hop_bytes);
+    CHECK(got[i]->gap_hop_bytes == expected[i % 2].gap_hop_bytes);
+  }
+  CHECK(expected[0].lower_bound_hop_bytes == 20);
+  CHECK(expected[1].lower_bound_hop_bytes == 0);
 }
 
 TEST_CASE("lower bound: the triangle-free bound, against brute force and by hand") {
