@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "detail.hpp"
+#include "parallel.hpp"
 #include "rankmap/mapper.hpp"
 
 namespace rankmap {
@@ -607,6 +608,14 @@ Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& p
     m.gap_weighted = gap(m.weighted_cost, lb.weighted);
   }
   return m;
+}
+
+std::vector<Result<Metrics>> evaluate_each(const Traffic& traffic, const std::vector<EvaluationJob>& jobs, int threads) {
+  std::vector<Result<Metrics>> out(jobs.size(), Error{"not evaluated"});
+  detail::parallel_for(jobs.size(), threads > 0 ? threads : detail::available_threads(), [&](size_t i) {
+    out[i] = evaluate(traffic, *jobs[i].placement, *jobs[i].platform, jobs[i].options);
+  });
+  return out;
 }
 
 }  // namespace rankmap

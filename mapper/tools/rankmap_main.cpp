@@ -10,11 +10,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
-#include <future>
 #include <iostream>
 #include <optional>
 #include <string>
-#include <system_error>
 #include <vector>
 
 #include "rankmap/app_estimate.hpp"
@@ -151,7 +149,7 @@ struct Common {
               core_fill = "compact";
   int ppn = 0;
   std::uint64_t seed = 1;
-  int threads = 0;       // map --threads: 0 = the cores the process may use
+  int threads = 0;       // map and evaluate --threads: 0 = the cores the process may use
   bool quiet = false, verbose = false, json = false, no_bound = false;
   std::vector<std::string> mappings;
   SynthSpec synth;
@@ -407,20 +405,12 @@ int run_map(const Common& o) {
   // replay chose another placement.
   EvaluateOptions eo_chosen = eo;
   if (!trace) eo_chosen.bulk_time = chosen.bulk_time;
-  // Block and the choice side by side where a second thread may run: each
-  // may replay its bulk model to the evaluator's cap (~1 s at 1,024 ranks).
-  auto evaluate_block = [&] { return evaluate(traffic, block.placement, platform, eo); };
-  std::future<Result<Metrics>> beside;
-  if (opt.threads != 1) {
-    try {
-      beside = std::async(std::launch::async, evaluate_block);
-    } catch (const std::system_error&) {
-      // no thread to be had: in turn below
-    }
-  }
-  Result<Metrics> chosen_metrics = evaluate(traffic, chosen.placement, platform, eo_chosen);
-  Metrics mb = take(beside.valid() ? beside.get() : evaluate_block(), "internal", 1);
-  Metrics mc = take(std::move(chosen_metrics), "internal", 1);
+  // Block and the choice side by side (--threads): each may replay its bulk
+  // model to the evaluator's cap (~1 s at 1,024 ranks).
+  std::vector<Result<Metrics>> scored =
+      evaluate_each(traffic, {{&block.placement, &platform, eo}, {&chosen.placement, &platform, eo_chosen}}, opt.threads);
+  Metrics mb = take(std::move(scored[0]), "internal", 1);
+  Metrics mc = take(std::move(scored[1]), "internal", 1);
   // The outlook against block: the replay's ratio when the trace was
   // replayed on both, else the time model's.
   Outlook outlook = time_model_outlook(mb, mc, p_mpi.mean);
@@ -457,8 +447,12 @@ int run_evaluate(const Common& o) {
   // (the same for all of them) is computed once.
   std::vector<std::pair<Machine, std::shared_ptr<const Platform>>> platforms;
   const auto bound_memo = make_lower_bound_memo();
+  std::vector<Mapping> mappings;  // read and checked first, then scored at once
+  std::vector<EvaluationJob> jobs;
+  mappings.reserve(o.mappings.size());
   for (const std::string& path : o.mappings) {
-    Mapping mapping = take(read_mapping(path));
+    mappings.push_back(take(read_mapping(path)));
+    const Mapping& mapping = mappings.back();
     if (mapping.ranks() != traffic.ranks)
       fail(path + ": maps " + std::to_string(mapping.ranks()) + " ranks but profile " + o.profile + " has " +
                            std::to_string(traffic.ranks));
@@ -479,9 +473,11 @@ int run_evaluate(const Common& o) {
     eo.bound_memo = bound_memo;
     eo.point_to_point = loaded.point_to_point();
     if (!o.nodes.empty()) eo.nodes = take(parse_node_list(o.nodes, mapping.machine));
-    ms.push_back(take(evaluate(traffic, mapping.placement, platform, eo), path));
+    jobs.push_back({&mapping.placement, &platform, eo});
     names.push_back(path.substr(path.find_last_of('/') + 1));
   }
+  std::vector<Result<Metrics>> scored = evaluate_each(traffic, jobs, o.threads);
+  for (size_t i = 0; i < scored.size(); ++i) ms.push_back(take(std::move(scored[i]), o.mappings[i]));
   note_p_mpi(o.profile, p_mpi, traffic.ranks, o.quiet);
   // Every mapping against the first (the placement the profile was recorded
   // on, normally block), by the time model.
@@ -587,6 +583,9 @@ int main(int argc, char** argv) {
     CLI::App* ev = app.add_subcommand("evaluate", "score mapping files (any origin) against a profile");
     add_common(ev);
     cli::add_mappings(*ev, o.mappings, "mapping files (rankmap-mapping 1)");
+    ev->add_option("--threads", o.threads, "mappings scored at once (0: the cores this process may use)")
+        ->check(cli::unsigned_integer(1024))
+        ->capture_default_str();
 
     CLI::App* sy = app.add_subcommand("synth", "write a synthetic profile");
     std::string patterns;

@@ -320,6 +320,34 @@ TEST_CASE("evaluate: rejects placements that do not fit the traffic or machine")
   CHECK_FALSE(evaluate(t, {{0, 0}, {1, 2}}, pf).ok());
 }
 
+TEST_CASE("evaluate_each: evaluate's results in order, on any thread count, an error where it fails") {
+  // A pair of 10 B, 4 messages, on a line of 4 nodes: 1, 2 and 3 hops apart,
+  // and a placement off the machine in the middle.
+  const Platform pf = platform_of("torus=4 wrap=0 node=core:2");
+  const Traffic t = traffic_of(2, {{0, 1, 4, 10}});
+  const std::vector<std::vector<Placement>> placements = {
+      {{0, 0}, {1, 0}}, {{0, 0}, {2, 0}}, {{0, 0}, {9, 0}}, {{0, 0}, {3, 0}}};
+  const auto memo = make_lower_bound_memo();
+  std::vector<EvaluationJob> jobs;
+  for (const auto& placement : placements) jobs.push_back({&placement, &pf, EvaluateOptions{1, {}, true, memo}});
+  for (int threads : {1, 3}) {
+    const std::vector<Result<Metrics>> got = evaluate_each(t, jobs, threads);
+    REQUIRE(got.size() == 4);
+    CHECK_FALSE(got[2].ok());
+    for (size_t i : {0, 1, 3}) {
+      REQUIRE(got[i].ok());
+      const auto alone = evaluate(t, placements[i], pf, EvaluateOptions{1, {}, true, nullptr});
+      REQUIRE(alone.ok());
+      CHECK(got[i]->hop_bytes == alone->hop_bytes);
+      CHECK(got[i]->predicted_bulk_time == alone->predicted_bulk_time);
+      CHECK(got[i]->lower_bound_hop_bytes == alone->lower_bound_hop_bytes);
+    }
+    CHECK(got[0]->hop_bytes == 10);
+    CHECK(got[1]->hop_bytes == 20);
+    CHECK(got[3]->hop_bytes == 30);
+  }
+}
+
 TEST_CASE("lower bound: never above the brute-force optimum, tight on a ring") {
   // All placements of 6 ranks onto a 3x2 torus with one rank per node,
   // random weights: the bound must not exceed the best one.

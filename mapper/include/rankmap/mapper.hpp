@@ -104,6 +104,17 @@ std::vector<NodeFlow> inter_node_flows(const Traffic& traffic, const std::vector
 Result<Metrics> evaluate(const Traffic& traffic, const std::vector<Placement>& placement, const Platform& platform,
                          const EvaluateOptions& options = {});
 
+// Several placements of one traffic scored at once, on up to `threads`
+// threads (0: the cores the process may use): the results of evaluate, in
+// order. Each may replay the bulk model up to its cap (~1 s at 1,024 ranks);
+// jobs sharing a bound memo compute the bound once.
+struct EvaluationJob {
+  const std::vector<Placement>* placement;
+  const Platform* platform;
+  EvaluateOptions options;
+};
+std::vector<Result<Metrics>> evaluate_each(const Traffic& traffic, const std::vector<EvaluationJob>& jobs, int threads = 0);
+
 // The time model, per rank (what evaluate's predicted_comm_time_* summarise;
 // docs/mapper.md, "Time model"): rank r's time is the sum over its messages
 // of their latency (t_inj + hops x t_hop; inside a package shm_lat, between
