@@ -1,4 +1,5 @@
-// Independent steps of the default on the cores the process may use.
+// Independent steps of the default, and evaluate_each's evaluations, on the
+// cores the process may use.
 //
 // Every task writes only its own result slot and takes its randomness from
 // its own seed, so the mapping is the same for any number of threads: the
