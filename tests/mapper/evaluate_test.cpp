@@ -6,8 +6,6 @@
 
 #include <algorithm>
 #include <numeric>
-#include <optional>
-#include <thread>
 
 #include "rankmap/mapper.hpp"
 
@@ -467,16 +465,12 @@ TEST_CASE("lower bound: a memo shared by evaluations on several threads gives ea
   for (const auto& m : mappings) expected.push_back(*evaluate(t, m, pf, alone));
   EvaluateOptions shared = alone;
   shared.bound_memo = make_lower_bound_memo();
-  std::vector<std::optional<Metrics>> got(8);
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < got.size(); ++i)
-    threads.emplace_back([&, i] {
-      auto r = evaluate(t, mappings[i % 2], pf, shared);
-      if (r.ok()) got[i] = *r;
-    });
-  for (auto& th : threads) th.join();
+  std::vector<EvaluationJob> jobs;
+  for (size_t i = 0; i < 8; ++i) jobs.push_back({&mappings[i % 2], &pf, shared});
+  const std::vector<Result<Metrics>> got = evaluate_each(t, jobs, 8);
+  REQUIRE(got.size() == 8);
   for (size_t i = 0; i < got.size(); ++i) {
-    REQUIRE(got[i].has_value());
+    REQUIRE(got[i].ok());
     CHECK(got[i]->lower_bound_hop_bytes == expected[i % 2].lower_bound_hop_bytes);
     CHECK(got[i]->hop_bytes == expected[i % 2].hop_bytes);
     CHECK(got[i]->gap_hop_bytes == expected[i % 2].gap_hop_bytes);
