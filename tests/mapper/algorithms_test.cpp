@@ -368,16 +368,18 @@ TEST_CASE("algorithms: presets by name, and every preset keeps the capacity and 
 }
 
 // Apart from the test above because the sanitizer pass (scripts/sanitize.sh)
-// leaves it out: `strong` runs the default's code with 10x its budgets, which
-// took 6-8 minutes there (Debug + ASan) of a 15-minute timeout.
+// leaves it out: `strong` runs the default's code with 5x its budgets and
+// the default itself at 4 seeds, which took 6-8 minutes there (Debug + ASan)
+// of a 15-minute timeout.
 TEST_CASE("algorithms: the strong preset keeps the capacity and its seed") {
   check_preset_keeps_capacity_and_seed(synth_traffic("random", 96, 3), platform_of("desmos"), Preset::strong);
 }
 
-TEST_CASE("algorithms: the strong preset weighs the default's mapping too, so it is never dearer") {
+TEST_CASE("algorithms: the strong preset weighs the default's mappings too, so it is never dearer unless predicted faster") {
   // Strong's longer searches can end in dearer basins than the default's
   // (recorded CG at 192 ranks on desmos at 6 per node, every seed measured):
-  // the default's mapping at the same seed is one of its candidates.
+  // the default's mapping at the same seed is one of its candidates, and so
+  // are the default's at 3 more seeds.
   const Platform pf = platform_of("desmos");
   const Traffic t = synth_traffic("random", 96, 3);
   MapOptions o;
@@ -391,7 +393,17 @@ TEST_CASE("algorithms: the strong preset weighs the default's mapping too, so it
   REQUIRE(strong.ok());
   CHECK(std::any_of(strong->alternatives.begin(), strong->alternatives.end(),
                     [](const Alternative& a) { return a.name.rfind("default", 0) == 0; }));
-  CHECK(metrics(t, pf, strong->placement, 3).weighted_cost <= metrics(t, pf, standard->placement, 3).weighted_cost);
+  // Never dearer than the default but where the choice's bulk model (docs/
+  // mapper.md, step 4) predicts strong's placement faster: at this seed it
+  // takes the default's mapping at another seed, 0.3% dearer and predicted
+  // 3% faster than the default's at this one.
+  const double strong_cost = metrics(t, pf, strong->placement, 3).weighted_cost;
+  const double default_cost = metrics(t, pf, standard->placement, 3).weighted_cost;
+  if (strong_cost > default_cost) {
+    REQUIRE(strong->bulk_time != kNoValue);
+    REQUIRE(standard->bulk_time != kNoValue);
+    CHECK(strong->bulk_time < standard->bulk_time);
+  }
 }
 
 TEST_CASE("algorithms: a 3D stencil on a 2D torus gets 1x1x4 columns laid out as the torus (every preset)") {
