@@ -145,7 +145,8 @@ constexpr std::int64_t kRegroupWork = 1;
 // 1,000 and 3,000 proved no more of the recorded profiles.
 constexpr std::int64_t kBoundSetsPerRank = 300;
 // Runs of the whole default that join strong's candidates: at the user's
-// seed, then at seeds mixed from it (docs/mapper.md, "Presets").
+// seed, then at seeds mixed from it (docs/mapper.md, "Presets"); one above
+// kSearchAllStartsUpTo ranks, where the default itself runs one seed.
 constexpr int kStrongDefaultRuns = 4;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
@@ -871,7 +872,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // desmos at 6 per node 2-5% above the default's at all of 5 seeds
     // (measured). As a start instead, it displaced strong's own paths, which
     // then ended dearer on 6 of 103 peer-benchmark instances (up to 2.6%).
-    for (int i = 0; i < kStrongDefaultRuns; ++i) {
+    const int default_runs = large ? 1 : kStrongDefaultRuns;
+    for (int i = 0; i < default_runs; ++i) {
       say(i == 0 ? "the default preset's mapping, as a candidate"
                  : "the default preset's mapping at seed " + std::to_string(derived_seed(p.seed, 800 + i)));
       MapProblem q = p;
