@@ -19,8 +19,8 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp"
 # Excluded: tests that start MPI processes or SimGrid (labels), the
 # installed-package consumer (built without the sanitizer runtime), and the
-# strong preset's runs (the default's code at 5x its budgets and the default
-# itself at 4 seeds: 6-8 minutes
-# each here; the default's runs cover the same code).
+# strong preset's runs (the default's code at 5x its budgets, then the
+# default itself at 4 seeds: 6-8 minutes each here; the default's runs cover
+# the same code).
 ctest --test-dir "$build" --output-on-failure --timeout 900 -j "$(nproc)" \
   -LE "^(mpi|launcher|examples|smpi|bench)$" -E "installed package|the strong preset" "$@"

@@ -84,8 +84,9 @@ constexpr std::int64_t kRecombineWork = 3;
 // at 4 the mean cost over 5 seeds fell 1.5-3% on random graphs, recorded
 // sparse patterns and the shuffled stencil at 1,024 ranks (0.25-0.45 s more).
 constexpr std::int64_t kTabuWork = 4;
-// At most ~2 s of it: strong, whose budget is 10x the default's, stays
-// within its 10 s (4.5 s more at 1,024 ranks without the cap).
+// At most ~2 s of it: strong, whose budget was 10x the default's (5x since
+// session 28), stays within its 10 s (4.5 s more at 1,024 ranks at 10x
+// without the cap).
 constexpr std::int64_t kTabuMaxWork = 800'000'000;
 constexpr int kTabuUpTo = 1024;  // ranks
 // The plateau walk's budget, in iterated searches' budgets, and its reach:
@@ -867,11 +868,16 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   if (p.preset == Preset::strong) {
     // The default's mapping at the same seed joins strong's candidates
     // after strong's own searches, which it leaves unchanged: strong is never
-    // dearer than the default nor than it was alone. Its longer searches can
-    // end in other basins than the default's: on recorded CG at 192 ranks on
-    // desmos at 6 per node 2-5% above the default's at all of 5 seeds
-    // (measured). As a start instead, it displaced strong's own paths, which
-    // then ended dearer on 6 of 103 peer-benchmark instances (up to 2.6%).
+    // dearer than the default (but where the time or bulk model buys time)
+    // nor than it was alone. Its longer searches can end in other basins
+    // than the default's: on recorded CG at 192 ranks on desmos at 6 per
+    // node 2-5% above the default's at all of 5 seeds (measured). As a start
+    // instead, it displaced strong's own paths, which then ended dearer on 6
+    // of 103 peer-benchmark instances (up to 2.6%). Whole runs of the default
+    // at other seeds reach further than longer searches: with 3 more, at 5x
+    // instead of 10x strong's own budget, CG 192 spread 3.5% -> 0.6% over
+    // seeds 1-5 and recorded ADI 128 on 4x4x4 fell 2% on the mean, for
+    // about the same time (bench/peers/notes.md, session 28).
     const int default_runs = large ? 1 : kStrongDefaultRuns;
     for (int i = 0; i < default_runs; ++i) {
       say(i == 0 ? "the default preset's mapping, as a candidate"
