@@ -880,12 +880,12 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // about the same time (bench/peers/notes.md, session 28).
     const int default_runs = large ? 1 : kStrongDefaultRuns;
     for (int i = 0; i < default_runs; ++i) {
-      say(i == 0 ? "the default preset's mapping, as a candidate"
-                 : "the default preset's mapping at seed " + std::to_string(derived_seed(p.seed, 800 + i)));
       MapProblem q = p;
       q.preset = Preset::standard;
       q.alternatives = 0;
       if (i > 0) q.seed = derived_seed(p.seed, 800 + i);
+      say(i == 0 ? "the default preset's mapping, as a candidate"
+                 : "the default preset's mapping at seed " + std::to_string(q.seed));
       if (p.progress) q.progress = [&](const std::string& s) { say("default: " + s); };
       auto d = map_rankmap(q);
       if (!d) return d.error();
