@@ -39,6 +39,17 @@ require_command() {  # COMMAND WHAT
   command -v "$1" > /dev/null || { echo "$bench_script: $1 not found ($2)" >&2; exit 2; }
 }
 
+# The peer benchmark's driver: sets build (RANKMAP_BENCH_BUILD, default
+# ROOT/build-peers), venv (RANKMAP_BENCH_VENV, default
+# /opt/rankmap-bench-venv) and driver; exits 2 unless the driver is built.
+set_peer_driver() {
+  build=${RANKMAP_BENCH_BUILD:-$root/build-peers}
+  # shellcheck disable=SC2034  # used by the scripts that source this file
+  venv=${RANKMAP_BENCH_VENV:-/opt/rankmap-bench-venv}
+  driver=$build/bench/peers/rankmap_bench_peers
+  require_executables "build the target rankmap_bench_peers" "$driver"
+}
+
 # Progress on stderr, stamped with the time of day.
 log() { printf '[%s] %s\n' "$(date +%T)" "$*" >&2; }
 # Now, in seconds since the epoch with nanoseconds: for seconds_since.

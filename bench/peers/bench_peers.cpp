@@ -668,6 +668,8 @@ struct Options {
   std::string markdown;
   std::vector<std::string> tools;
   std::vector<std::string> recorded;  // NAME=PATH of recorded profiles
+  std::string recorded_machine = "desmos";  // the machine of --recorded
+  int recorded_ppn = 4;                     // and its ranks per node
   std::string recorded_dir;           // every *.prof below it is a recorded instance
   std::uint64_t seed = 1;
   int spread_seeds = 5;               // seeds of the default preset per instance (1: no spread)
@@ -1425,9 +1427,9 @@ int main(int argc, char** argv) {
   opt.python = std::string(venv ? venv : "/opt/rankmap-bench-venv") + "/bin/python";
   CLI::App app{"rankmap_bench_peers: rankmap and peer mappers side by side, scored by rankmap's evaluator"};
   app.add_option("--suite", opt.suite,
-                 "instances: full (the tori of docs/benchmarks.md), networks (fat-trees and a dragonfly) or smoke "
-                 "(one tiny instance)")
-      ->check(CLI::IsMember({"full", "networks", "smoke"}));
+                 "instances: full (the tori of docs/benchmarks.md), networks (fat-trees and a dragonfly), smoke "
+                 "(one tiny instance) or recorded (only --recorded and --recorded-dir)")
+      ->check(CLI::IsMember({"full", "networks", "smoke", "recorded"}));
   app.add_option("--filter", opt.filter, "only instances whose machine or name contains this text");
   app.add_option("--tool", opt.tools, "only these tools (repeatable; names as in the table)");
   app.add_option("--python", opt.python, "Python of the peer environment (default: $RANKMAP_BENCH_VENV/bin/python)");
@@ -1446,7 +1448,12 @@ int main(int argc, char** argv) {
   app.add_option("--timeout", opt.timeout, "seconds a peer may run on one instance (then reported as timed out)")
       ->check(CLI::PositiveNumber);
   app.add_option("--recorded", opt.recorded,
-                 "add a recorded profile NAME=PATH (commprof 1) on desmos with 4 ranks per node; repeatable");
+                 "add a recorded profile NAME=PATH (commprof 1), on --recorded-machine at --recorded-ppn; repeatable");
+  app.add_option("--recorded-machine", opt.recorded_machine,
+                 "machine of the --recorded profiles (default desmos): a preset, key=value words or a machine file, "
+                 "e.g. a torus none of the suite's groups has, to check the mapper where it was not tuned");
+  app.add_option("--recorded-ppn", opt.recorded_ppn, "ranks per node of the --recorded profiles (default 4)")
+      ->check(CLI::PositiveNumber);
   std::string group_dirs;
   for (const MachineGroup& g : machine_groups()) group_dirs += (group_dirs.empty() ? "" : ", ") + std::string(g.dir);
   app.add_option("--recorded-dir", opt.recorded_dir,
@@ -1466,7 +1473,12 @@ int main(int argc, char** argv) {
   }
   std::vector<Instance> instances;
   try {
-    instances = opt.suite == "smoke" ? smoke_suite() : networks ? networks_suite(opt.recorded_dir) : full_suite();
+    if (opt.suite == "smoke")
+      instances = smoke_suite();
+    else if (networks)
+      instances = networks_suite(opt.recorded_dir);
+    else if (opt.suite == "full")
+      instances = full_suite();
   } catch (const std::exception& e) {
     std::cerr << "rankmap_bench_peers: " << e.what() << "\n";
     return 2;
@@ -1479,13 +1491,35 @@ int main(int argc, char** argv) {
     const MachineGroup* group;
   };
   std::vector<Recorded> recorded;
+  // The group of --recorded: the suite's own where the machine and ppn are
+  // one of its groups' (desmos at 4 per node by default), else one made here.
+  const MachineGroup* recorded_group = nullptr;
+  std::string own_title;
+  MachineGroup own{};
+  for (const MachineGroup& g : machine_groups())
+    if (opt.recorded_machine == g.machine && opt.recorded_ppn == g.ppn) recorded_group = &g;
+  if (!opt.recorded.empty() && !recorded_group) {
+    auto machine = rankmap::load_machine(opt.recorded_machine);
+    if (!machine) {
+      std::cerr << "rankmap_bench_peers: --recorded-machine: " << machine.error().message << "\n";
+      return 2;
+    }
+    auto platform = rankmap::Platform::from_machine(*machine);
+    if (!platform) {
+      std::cerr << "rankmap_bench_peers: --recorded-machine: " << platform.error().message << "\n";
+      return 2;
+    }
+    own_title = opt.recorded_machine + ", " + std::to_string(opt.recorded_ppn) + " ranks per node";
+    own = MachineGroup{"", own_title.c_str(), opt.recorded_machine.c_str(), platform->net().nodes(), opt.recorded_ppn};
+    recorded_group = &own;
+  }
   for (const std::string& r : opt.recorded) {
     const size_t eq = r.find('=');
     if (eq == std::string::npos) {
       std::cerr << "rankmap_bench_peers: --recorded wants NAME=PATH, got '" << r << "'\n";
       return 2;
     }
-    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), &machine_groups()[1]});  // desmos-4
+    recorded.push_back({r.substr(0, eq), r.substr(eq + 1), recorded_group});
   }
   if (!opt.recorded_dir.empty() && !networks)
     for (const MachineGroup& g : machine_groups()) {

@@ -18,13 +18,9 @@
 # CPU per seed = the driver's user time / the runs it made (instance set-up
 # included, so a slight overestimate).
 set -euo pipefail
-
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-repo=$(cd "$here/../.." && pwd)
-build=${RANKMAP_BENCH_BUILD:-$repo/build-peers}
-venv=${RANKMAP_BENCH_VENV:-/opt/rankmap-bench-venv}
-driver=$build/bench/peers/rankmap_bench_peers
-[ -x "$driver" ] || { echo "seed_spread.sh: no $driver (build the target rankmap_bench_peers)" >&2; exit 2; }
+# shellcheck source=bench/lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
+set_peer_driver
 
 if [ $# -eq 0 ]; then
   set -- "random 64" "random 128" "random 192" "random 256" "stencil3d-shuffled 256" "stencil3d-shuffled 1024" \
@@ -32,7 +28,7 @@ if [ $# -eq 0 ]; then
 fi
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-cd "$repo"
+cd "$root"
 printf '%-44s %12s %8s %10s %8s %9s  %s\n' instance "hop-bytes" spread "max link" spread "cpu/seed" "per seed: hop-bytes/max link (ms)"
 for filter in "$@"; do
   /usr/bin/time -f "USER %U" -o "$scratch/time" "$driver" --python "$venv/bin/python" --recorded-dir bench/profiles \
