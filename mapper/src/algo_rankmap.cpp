@@ -4,8 +4,9 @@
 //                the same, block is kept at once
 //   starts       (default_starts.cpp) references paper and scotch (as the
 //                stand-alone algorithms),
-//                block, snake, heavy-edge matching with ties to the lowest
-//                and to the highest index (placed by bisection / in order),
+//                block, snake (cycle on a mesh), heavy-edge matching with
+//                ties to the lowest and to the highest index (placed by
+//                bisection / in order),
 //                tilings of a row-major rank grid by blocks of ppn ranks
 //                (placed by bisection / folded onto the torus: no seed),
 //                and per seed (1, 3 or 8 by preset and size) METIS groups,
@@ -31,7 +32,9 @@
 //                (TiedLoadWatch; the first tabu search is watched too)
 //   relief       the cheapest tied candidates and the chosen one get the
 //                link relief (link_relief.cpp), the chosen one then a tabu
-//                search of single ranks on its links at the same rate
+//                search of single ranks on its links at the same rate;
+//                where every candidate cheaper than the choice's fallback is
+//                heavier than block, the cheapest two are relieved under it
 //   choice       lowest cost among candidates no worse than block on both
 //                metrics, load bought at 1% of cost for 5%; ties to block
 // Budgets are counted in work, not seconds: one seed, one mapping. Starts
@@ -150,6 +153,7 @@ constexpr std::int64_t kBoundSetsPerRank = 300;
 // kSearchAllStartsUpTo ranks, where the default itself runs one seed.
 constexpr int kStrongDefaultRuns = 4;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
+constexpr size_t kUnderBlockRelief = 2;     // cheapest candidates relieved under block's busiest link
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
 // A gain the model cannot tell from noise is no reason to move ranks: on a
 // uniform all-to-all every placement scores within 0.01%, yet a permutation
@@ -930,6 +934,83 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       relieved[n] = relieve(cands[to_relieve[n]], std::numeric_limits<double>::infinity());
     });
     for (Candidate& c : relieved) cands.push_back(std::move(c));
+  }
+  {
+    // Under block's busiest link (docs/mapper.md, step 5, *Under block's
+    // load*). The choice takes only candidates no worse than block on both
+    // metrics. Where block's busiest link is light, every cheaper placement
+    // found may be heavier, and the choice falls back on a far dearer one:
+    // on recorded ADI at 128 ranks on an 8x8 mesh (2 per node) block itself,
+    // 19% above the cheapest candidate, whose busiest link was 14% heavier.
+    // The cheapest such candidates then get the link relief with up to the
+    // cost that separates them from the fallback, in doubling steps from
+    // kRelieveCostShare, until their busiest link is no heavier than the
+    // fallback's: what comes of it is cheaper and no heavier, better on
+    // both. Where the fallback is within kRelieveCostShare of the cheapest,
+    // the choice's own rate decides (step 4) and nothing runs.
+    const detail::NetworkScore* block_score = nullptr;
+    for (size_t i = 0; i < starts; ++i)
+      if (cands[i].name == "block") block_score = &cands[i].score;
+    auto no_worse_than_block = [&](const detail::NetworkScore& s) {
+      return s.weighted_cost <= block_score->weighted_cost * (1 + 1e-12) &&
+             s.max_link_relative <= block_score->max_link_relative * (1 + 1e-12);
+    };
+    std::optional<size_t> fallback;
+    if (block_score && !large && p.preset != Preset::fast)
+      for (size_t i = 0; i < cands.size(); ++i)
+        if (no_worse_than_block(cands[i].score) &&
+            (!fallback || cands[i].score.weighted_cost < cands[*fallback].score.weighted_cost))
+          fallback = i;
+    std::vector<size_t> heavier;  // cheaper than the fallback by more than the rate, distinct
+    if (fallback) {
+      const detail::NetworkScore target = cands[*fallback].score;
+      for (size_t i : indices_by_cost()) {
+        if (heavier.size() == kUnderBlockRelief) break;
+        if (cands[i].score.weighted_cost >= target.weighted_cost * (1 - kRelieveCostShare)) break;
+        bool distinct = true;
+        for (size_t j : heavier) distinct = distinct && distinct_costs(cands[i], cands[j]);
+        if (distinct) heavier.push_back(i);
+      }
+      if (!heavier.empty()) say("relieving the cheapest candidates under the busiest link of " + cands[*fallback].name);
+      std::vector<std::optional<Candidate>> under(heavier.size());
+      detail::parallel_for(heavier.size(), p.threads, [&](size_t n) {
+        const Candidate& from = cands[heavier[n]];
+        const double slack = target.weighted_cost * (1 - kTieShare) - from.score.weighted_cost;
+        auto meets = [&](const Candidate& c) {
+          return c.score.max_link_relative <= target.max_link_relative * (1 + 1e-12) &&
+                 c.score.weighted_cost < target.weighted_cost * (1 - kTieShare);
+        };
+        // The greedy reliefs at doubling budgets, then the tabu relief at
+        // the whole slack from the greedy's last result.
+        Candidate c{from.name + "+under", from.node_of, from.score};
+        for (double share = kRelieveCostShare;; share *= 2) {
+          const double budget = std::min(share * from.score.weighted_cost, slack);
+          c = Candidate{from.name + "+under", from.node_of, from.score};
+          const int node_swaps =
+              detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
+          const double spent = node_swaps == 0 ? 0.0
+                                               : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost -
+                                                     from.score.weighted_cost;
+          detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
+                                     std::max(0.0, budget - spent));
+          c.score = detail::network_score(*p.traffic, torus, c.node_of);
+          if (meets(c)) {
+            under[n] = std::move(c);
+            return;
+          }
+          if (budget >= slack) break;
+        }
+        const detail::RankReliefTabu tabu{kLoadTabuTenure, kLoadTabuPatience, derived_seed(p.seed, 650)};
+        c.name += "+load-tabu";
+        const double budget = std::max(0.0, target.weighted_cost * (1 - kTieShare) - c.score.weighted_cost);
+        if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) > 0) {
+          c.score = detail::network_score(*p.traffic, torus, c.node_of);
+          if (meets(c)) under[n] = std::move(c);
+        }
+      });
+      for (std::optional<Candidate>& c : under)
+        if (c) cands.push_back(std::move(*c));
+    }
   }
   for (const Candidate& c : cands) say("candidate " + describe(c));
   // The references: block bounds both metrics of the choice; paper's and

@@ -135,6 +135,10 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
       // end of every row. A ring numbered in order becomes a Hamiltonian cycle.
       const std::vector<int> walk = snake_order(*grid, nodes);
       cands.push_back(Candidate{"snake", fill_in_order(walk, p.allocation, p.ranks()), {}});
+      // On a mesh the snake ends far from where it began (7 hops on 8x8):
+      // there the ring becomes a Hamiltonian cycle of the mesh instead.
+      const std::vector<int> cycle = cycle_order(*grid, nodes);
+      if (!cycle.empty()) cands.push_back(Candidate{"cycle", fill_in_order(cycle, p.allocation, p.ranks()), {}});
     }
     say("node groups by heavy-edge matching");
     for (const MatchingTies ties : {MatchingTies::lowest, MatchingTies::highest}) {

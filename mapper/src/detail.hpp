@@ -110,6 +110,12 @@ ScaledGrid scaled_grid_start(const CommGraph& graph, const Torus& torus, const A
 // The allocated nodes along a boustrophedon walk of the torus (consecutive
 // nodes are neighbours; the dimension with the most links runs fastest).
 std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes);
+// The allocated nodes along a Hamiltonian cycle of a machine with an open
+// (non-wrapping) dimension: consecutive nodes are neighbours and so are the
+// last and the first of the whole machine. Empty on a full torus (the snake
+// closes there), on one used dimension, or where every size is odd (no
+// cycle exists).
+std::vector<int> cycle_order(const Torus& torus, const std::vector<int>& nodes);
 
 // sum over edges weight x weighted_distance(node_of[u], node_of[v]).
 double weighted_cost(const CommGraph& graph, const Network& torus, const std::vector<int>& node_of);

@@ -12,6 +12,10 @@
 //                    mixed-radix) walk of the torus, in which consecutive
 //                    nodes are neighbours: filling it in rank order embeds a
 //                    chain of ranks with every inter-node edge one hop long.
+//   cycle_order      the allocated nodes along a Hamiltonian cycle of a
+//                    machine with open dimensions (a mesh), where the snake's
+//                    last node is far from its first: a ring of ranks then
+//                    has every inter-node edge one hop long too.
 #include <algorithm>
 #include <numeric>
 
@@ -89,25 +93,35 @@ std::vector<int> matching_groups(const CommGraph& graph, int cap, int max_groups
   return cluster;
 }
 
-std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes) {
-  // The fastest dimension of the walk takes most of its steps, so it is the
-  // one with the most parallel links (the cheapest hop; ties: lower index).
+namespace {
+
+// The dimensions by links, most first (ties: lower index): the walks' fastest
+// dimension takes most of their steps, so it is the cheapest hop.
+std::vector<int> dims_by_links(const Torus& torus) {
   std::vector<int> fast_first(static_cast<size_t>(torus.dims()));
   std::iota(fast_first.begin(), fast_first.end(), 0);
   std::stable_sort(fast_first.begin(), fast_first.end(), [&](int a, int b) { return torus.links(a) > torus.links(b); });
-  // Position of a node on the walk: the slowest dimension first; a faster
-  // dimension runs backwards whenever the position so far is odd, so each
-  // step changes one coordinate by one.
-  auto position = [&](int a) {
-    long long pos = 0;
-    for (auto it = fast_first.rbegin(); it != fast_first.rend(); ++it) {
-      const int d = *it;
-      int c = torus.coord(a, d);
-      if (pos % 2 == 1) c = torus.size(d) - 1 - c;
-      pos = pos * torus.size(d) + c;
-    }
-    return pos;
-  };
+  return fast_first;
+}
+
+// Position of node a on the boustrophedon walk of the dimensions `fast_first`
+// (fastest first): the slowest dimension first; a faster dimension runs
+// backwards whenever the position so far is odd, so each step changes one
+// coordinate by one.
+long long walk_position(const Torus& torus, const std::vector<int>& fast_first, int a) {
+  long long pos = 0;
+  for (auto it = fast_first.rbegin(); it != fast_first.rend(); ++it) {
+    const int d = *it;
+    int c = torus.coord(a, d);
+    if (pos % 2 == 1) c = torus.size(d) - 1 - c;
+    pos = pos * torus.size(d) + c;
+  }
+  return pos;
+}
+
+// The nodes sorted by a position.
+template <class Position>
+std::vector<int> sorted_by(const std::vector<int>& nodes, Position&& position) {
   std::vector<std::pair<long long, int>> keyed;
   keyed.reserve(nodes.size());
   for (int a : nodes) keyed.push_back({position(a), a});
@@ -116,6 +130,55 @@ std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes) 
   out.reserve(nodes.size());
   for (auto& kv : keyed) out.push_back(kv.second);
   return out;
+}
+
+}  // namespace
+
+std::vector<int> snake_order(const Torus& torus, const std::vector<int>& nodes) {
+  const std::vector<int> fast_first = dims_by_links(torus);
+  return sorted_by(nodes, [&](int a) { return walk_position(torus, fast_first, a); });
+}
+
+std::vector<int> cycle_order(const Torus& torus, const std::vector<int>& nodes) {
+  std::vector<int> used;  // dimensions of size > 1, most links first
+  bool open = false;
+  for (int d : dims_by_links(torus))
+    if (torus.size(d) > 1) {
+      used.push_back(d);
+      open = open || !torus.wraps(d);
+    }
+  if (!open || used.size() < 2) return {};
+  // Rows: the boustrophedon walk of every used dimension but `f`, Y nodes
+  // long; the cycle runs along row 0, snakes through rows 1..Y-1 over
+  // columns 1..X-1 of f, and returns along column 0. It closes when Y is
+  // even, i.e. when a dimension other than f has an even size: f is the
+  // first used dimension for which one does (the cheapest hop where it can).
+  auto rows_even_without = [&](int f) {
+    for (int d : used)
+      if (d != f && torus.size(d) % 2 == 0) return true;
+    return false;
+  };
+  int f = -1;
+  for (int d : used)
+    if (rows_even_without(d)) {
+      f = d;
+      break;
+    }
+  if (f < 0) return {};  // every size odd: an odd number of nodes, no cycle
+  std::vector<int> rows;
+  for (int d : used)
+    if (d != f) rows.push_back(d);
+  const long long X = torus.size(f);
+  long long Y = 1;
+  for (int d : rows) Y *= torus.size(d);
+  return sorted_by(nodes, [&](int a) {
+    const long long x = torus.coord(a, f);
+    const long long j = walk_position(torus, rows, a);
+    if (j == 0) return x;
+    if (x == 0) return X + (Y - 1) * (X - 1) + (Y - 1 - j);  // the way back, along column 0
+    const long long in_row = j % 2 == 1 ? X - 1 - x : x - 1;
+    return X + (j - 1) * (X - 1) + in_row;
+  });
 }
 
 }  // namespace rankmap::detail

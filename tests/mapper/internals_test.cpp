@@ -244,6 +244,32 @@ TEST_CASE("internals: the snake walk steps to a neighbour every time, most-linke
   CHECK(part == std::vector<int>{walk[1], walk[3], walk[5]});
 }
 
+TEST_CASE("internals: the cycle order of a mesh is a Hamiltonian cycle; none on a full torus or odd sizes") {
+  // Every step and the step from the last node back to the first are one
+  // hop: on a 2D mesh, a 3D mesh with an odd fast dimension, a torus with
+  // one open dimension and a mesh with one dimension of size 1.
+  for (const char* machine : {"torus=8x8 wrap=0x0 node=core:1", "torus=3x4x2 wrap=0x0x0 node=core:1",
+                              "torus=5x4 wrap=1x0 node=core:1", "torus=6x1x3 wrap=0x0x0 node=core:1"}) {
+    INFO(machine);
+    const Platform pf = platform_of(machine);
+    const int n = test::torus_of(pf).nodes();
+    const std::vector<int> cycle = detail::cycle_order(test::torus_of(pf), iota_nodes(n));
+    REQUIRE(static_cast<int>(cycle.size()) == n);
+    std::vector<int> sorted = cycle;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == iota_nodes(n));
+    for (size_t i = 0; i < cycle.size(); ++i) CHECK(pf.net().hops(cycle[i], cycle[(i + 1) % cycle.size()]) == 1);
+  }
+  // The snake closes on a full torus; an odd number of nodes has no cycle;
+  // a chain has no second dimension to return along.
+  for (const char* machine :
+       {"torus=8x8 node=core:1", "torus=3x5 wrap=0x0 node=core:1", "torus=8 wrap=0 node=core:1"}) {
+    INFO(machine);
+    const Platform pf = platform_of(machine);
+    CHECK(detail::cycle_order(test::torus_of(pf), iota_nodes(test::torus_of(pf).nodes())).empty());
+  }
+}
+
 TEST_CASE("internals: heavy-edge matching groups a row-major 2D stencil into 2x2 squares") {
   // 8x8 periodic 5-point stencil, 4 per group: pairs become dominoes, and two
   // parallel dominoes (two edges) beat two collinear ones (one edge), so every
