@@ -321,8 +321,34 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   };
   std::vector<Relief> reliefs;
   std::mutex reliefs_mutex;
+  // The greedy relief of c within `budget` of cost in all: node swaps, then
+  // single ranks; c.score follows (scores of an unchanged placement are its
+  // own: network_score is a function of the placement, so no rescoring
+  // after a step in vain). Returns the swaps made.
+  auto greedy_relief = [&](Candidate& c, double budget) {
+    const double start_cost = c.score.weighted_cost;
+    const int node_swaps = detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
+    const double spent =
+        node_swaps == 0 ? 0.0 : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - start_cost;
+    // Its trials on the job's threads on large jobs only: below, a step's
+    // trials take about as long as starting a thread (recorded sparse at
+    // 128 ranks: the same CPU time either way).
+    const int swaps = node_swaps + detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
+                                                              std::max(0.0, budget - spent), {}, large ? p.threads : 1);
+    if (swaps > 0) c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return swaps;
+  };
+  // The tabu relief of c (single ranks, uphill too) within `budget` of cost,
+  // seeded by the step: c.score follows. Whether it moved c.
+  auto tabu_relief = [&](Candidate& c, double budget, int seed_index) {
+    const detail::RankReliefTabu tabu{kLoadTabuTenure, kLoadTabuPatience, derived_seed(p.seed, seed_index)};
+    if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) == 0)
+      return false;
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return true;
+  };
   auto relieve = [&](const Candidate& from, double cost_cap) {
-    Candidate c{from.name + "+links", from.node_of, {}};
+    Candidate c{from.name + "+links", from.node_of, from.score};
     const double budget = std::max(0.0, std::min(kRelieveCostShare * from.score.weighted_cost,
                                                  cost_cap - from.score.weighted_cost));
     {
@@ -332,23 +358,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           if (r.made) {
             c.node_of = r.made->node_of;
             c.score = r.made->score;
-          } else {
-            c.score = from.score;
           }
           return c;
         }
     }
-    // Scores of an unchanged placement are its candidate's (network_score
-    // is a function of the placement): no rescoring after a step in vain.
-    const int node_swaps = detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
-    const double spent =
-        node_swaps == 0 ? 0.0 : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost - from.score.weighted_cost;
-    // Its trials on the job's threads on large jobs only: below, a step's
-    // trials take about as long as starting a thread (recorded sparse at
-    // 128 ranks: the same CPU time either way).
-    const int swaps = node_swaps + detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
-                                                              std::max(0.0, budget - spent), {}, large ? p.threads : 1);
-    c.score = swaps == 0 ? from.score : detail::network_score(*p.traffic, torus, c.node_of);
+    const int swaps = greedy_relief(c, budget);
     {
       const std::lock_guard<std::mutex> lock(reliefs_mutex);
       reliefs.push_back(Relief{from.node_of, budget, swaps == 0 ? std::nullopt : std::optional<Candidate>(c)});
@@ -935,6 +949,27 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     });
     for (Candidate& c : relieved) cands.push_back(std::move(c));
   }
+  // The references: block bounds both metrics of the choice; paper's and
+  // scotch's loads only decide whether the note below is due. (Pointers
+  // into cands: valid until a candidate is added.)
+  auto score_of = [&](const char* name) -> const detail::NetworkScore* {
+    for (size_t i = 0; i < starts; ++i)
+      if (cands[i].name == name) return &cands[i].score;
+    return nullptr;
+  };
+  auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
+  // The index of the cheapest candidate no worse than block on both metrics
+  // (the first of equals; block itself is one, so there is always one).
+  auto cheapest_within_block = [&] {
+    const detail::NetworkScore blk = *score_of("block");
+    size_t best = cands.size();
+    for (size_t i = 0; i < cands.size(); ++i)
+      if (within(cands[i].score.weighted_cost, blk.weighted_cost) &&
+          within(cands[i].score.max_link_relative, blk.max_link_relative) &&
+          (best == cands.size() || cands[i].score.weighted_cost < cands[best].score.weighted_cost))
+        best = i;
+    return best;
+  };
   {
     // Under block's busiest link (docs/mapper.md, step 5, *Under block's
     // load*). The choice takes only candidates no worse than block on both
@@ -948,19 +983,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // fallback's: what comes of it is cheaper and no heavier, better on
     // both. Where the fallback is within kRelieveCostShare of the cheapest,
     // the choice's own rate decides (step 4) and nothing runs.
-    const detail::NetworkScore* block_score = nullptr;
-    for (size_t i = 0; i < starts; ++i)
-      if (cands[i].name == "block") block_score = &cands[i].score;
-    auto no_worse_than_block = [&](const detail::NetworkScore& s) {
-      return s.weighted_cost <= block_score->weighted_cost * (1 + 1e-12) &&
-             s.max_link_relative <= block_score->max_link_relative * (1 + 1e-12);
-    };
     std::optional<size_t> fallback;
-    if (block_score && !large && p.preset != Preset::fast)
-      for (size_t i = 0; i < cands.size(); ++i)
-        if (no_worse_than_block(cands[i].score) &&
-            (!fallback || cands[i].score.weighted_cost < cands[*fallback].score.weighted_cost))
-          fallback = i;
+    if (!large && p.preset != Preset::fast) fallback = cheapest_within_block();
     std::vector<size_t> heavier;  // cheaper than the fallback by more than the rate, distinct
     if (fallback) {
       const detail::NetworkScore target = cands[*fallback].score;
@@ -977,7 +1001,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         const Candidate& from = cands[heavier[n]];
         const double slack = target.weighted_cost * (1 - kTieShare) - from.score.weighted_cost;
         auto meets = [&](const Candidate& c) {
-          return c.score.max_link_relative <= target.max_link_relative * (1 + 1e-12) &&
+          return within(c.score.max_link_relative, target.max_link_relative) &&
                  c.score.weighted_cost < target.weighted_cost * (1 - kTieShare);
         };
         // The greedy reliefs at doubling budgets, then the tabu relief at
@@ -986,40 +1010,23 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         for (double share = kRelieveCostShare;; share *= 2) {
           const double budget = std::min(share * from.score.weighted_cost, slack);
           c = Candidate{from.name + "+under", from.node_of, from.score};
-          const int node_swaps =
-              detail::relieve_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps, budget);
-          const double spent = node_swaps == 0 ? 0.0
-                                               : detail::network_score(*p.traffic, torus, c.node_of).weighted_cost -
-                                                     from.score.weighted_cost;
-          detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, relieve_swaps,
-                                     std::max(0.0, budget - spent));
-          c.score = detail::network_score(*p.traffic, torus, c.node_of);
+          greedy_relief(c, budget);
           if (meets(c)) {
             under[n] = std::move(c);
             return;
           }
           if (budget >= slack) break;
         }
-        const detail::RankReliefTabu tabu{kLoadTabuTenure, kLoadTabuPatience, derived_seed(p.seed, 650)};
         c.name += "+load-tabu";
-        const double budget = std::max(0.0, target.weighted_cost * (1 - kTieShare) - c.score.weighted_cost);
-        if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) > 0) {
-          c.score = detail::network_score(*p.traffic, torus, c.node_of);
-          if (meets(c)) under[n] = std::move(c);
-        }
+        if (tabu_relief(c, std::max(0.0, target.weighted_cost * (1 - kTieShare) - c.score.weighted_cost), 650) &&
+            meets(c))
+          under[n] = std::move(c);
       });
       for (std::optional<Candidate>& c : under)
         if (c) cands.push_back(std::move(*c));
     }
   }
   for (const Candidate& c : cands) say("candidate " + describe(c));
-  // The references: block bounds both metrics of the choice; paper's and
-  // scotch's loads only decide whether the note below is due.
-  auto score_of = [&](const char* name) -> const detail::NetworkScore* {
-    for (size_t i = 0; i < starts; ++i)
-      if (cands[i].name == name) return &cands[i].score;
-    return nullptr;
-  };
   // The least loaded of the references paper and scotch (the note at the end).
   const char* light_ref = nullptr;
   std::optional<detail::NetworkScore> light_ref_score;
@@ -1030,21 +1037,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         light_ref_score = *s;
       }
   const detail::NetworkScore* blk = score_of("block");
-  auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
   // The objective: the lowest bandwidth-weighted cost among the candidates
   // no worse than block on both metrics (block itself is one, so the set is
   // never empty), then the load (below). Cost first because a placement with
   // the lowest cost cannot be beaten on both metrics by anyone; the load then
   // breaks near-ties, may be bought for a little cost, and the relief below
   // may lower it further.
-  const Candidate* best = nullptr;
-  double min_cost = 0;
-  for (const Candidate& c : cands)
-    if (within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
-        (!best || c.score.weighted_cost < min_cost)) {
-      best = &c;
-      min_cost = c.score.weighted_cost;
-    }
+  const Candidate* best = &cands[cheapest_within_block()];
+  const double min_cost = best->score.weighted_cost;
   // The load's exchange rate, the same as the relief's: a candidate up to
   // kRelieveCostShare dearer replaces the cheapest if its max link load is
   // at least kRelieveMinLoadGain lower; within kTieShare of the cost, any
@@ -1329,13 +1329,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // uphill from there and keeps the best it sees, taken at the same rate.
     if (!large && p.preset != Preset::fast) {
       say("tabu search of the busiest links");
-      Candidate c{chosen.name + "+load-tabu", chosen.node_of, {}};
-      const double budget = std::max(0.0, relieve_cost_cap - chosen.score.weighted_cost);
-      const detail::RankReliefTabu tabu{kLoadTabuTenure, kLoadTabuPatience, derived_seed(p.seed, 600)};
-      if (detail::relieve_rank_links(*p.traffic, torus, p.allocation, c.node_of, kLoadTabuSteps, budget, tabu) > 0) {
-        c.score = detail::network_score(*p.traffic, torus, c.node_of);
-        if (relief_taken(c, kTieShare)) chosen = std::move(c);
-      }
+      Candidate c{chosen.name + "+load-tabu", chosen.node_of, chosen.score};
+      if (tabu_relief(c, std::max(0.0, relieve_cost_cap - chosen.score.weighted_cost), 600) && relief_taken(c, kTieShare))
+        chosen = std::move(c);
     }
   }
   // The bulk model's rate (issue 16; docs/mapper.md, step 4). The time
