@@ -36,6 +36,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/machine.hpp"
 #include "rankmap/mapper.hpp"
@@ -1440,25 +1441,26 @@ int main(int argc, char** argv) {
   app.add_option("--spread-seeds", opt.spread_seeds,
                  "run the default preset at this many seeds (--seed, --seed + 1, ...) per instance for its seed "
                  "spread; 1 turns the spread off")
-      ->check(CLI::PositiveNumber);
+      ->check(rankmap::cli::positive());
   app.add_flag("--check", opt.check,
                "exit 1 unless every produced mapping respects the capacity and has finite scores");
   app.add_flag("--keep", opt.keep, "keep the scratch directory");
   app.add_flag("--list", opt.list, "list the instances (after --filter) and exit");
   app.add_option("--timeout", opt.timeout, "seconds a peer may run on one instance (then reported as timed out)")
-      ->check(CLI::PositiveNumber);
+      ->check(rankmap::cli::positive());
   app.add_option("--recorded", opt.recorded,
                  "add a recorded profile NAME=PATH (commprof 1), on --recorded-machine at --recorded-ppn; repeatable");
   app.add_option("--recorded-machine", opt.recorded_machine,
                  "machine of the --recorded profiles (default desmos): a preset, key=value words or a machine file, "
                  "e.g. a torus none of the suite's groups has, to check the mapper where it was not tuned");
   app.add_option("--recorded-ppn", opt.recorded_ppn, "ranks per node of the --recorded profiles (default 4)")
-      ->check(CLI::PositiveNumber);
+      ->check(rankmap::cli::positive());
   std::string group_dirs;
   for (const MachineGroup& g : machine_groups()) group_dirs += (group_dirs.empty() ? "" : ", ") + std::string(g.dir);
   app.add_option("--recorded-dir", opt.recorded_dir,
                  "add every DIR/GROUP/NAME.prof as a recorded profile, GROUP one of " + group_dirs);
-  CLI11_PARSE(app, argc, argv);
+  // Usage errors exit 2 with one line on stderr, as every rankmap tool.
+  if (auto status = rankmap::cli::parse(app, argc, argv, "rankmap_bench_peers")) return *status;
   for (const std::string& t : opt.tools)
     if (!find_tool_info(t)) {
       std::cerr << "rankmap_bench_peers: unknown --tool '" << t << "'\n";

@@ -35,7 +35,8 @@ for f in "$root"/bench/profiles/desmos-4/*.prof; do
   [ "$name" = alltoall ] && continue
   recorded+=(--recorded "$name=$f")
 done
-: > "$out"
+# Written beside OUT and renamed at the end: no half-written tables.
+: > "$out.tmp"
 for entry in "${machines[@]}"; do
   machine=${entry%|*} ppn=${entry##*|}
   echo "== $machine at $ppn per node" >&2
@@ -44,7 +45,8 @@ for entry in "${machines[@]}"; do
     --tool "rankmap (default)" --tool block --tool paper --tool "scotch_gmap torusXD (stock)" \
     --tool "scotch_gmap torusXD -cqb -b0" --tool "scotch_gmap amk_grf -cqb -b0" --tool Mt-KaHyPar \
     --tool "KaHIP flat" --tool "KaHIP torus tree" "$@" >&2
-  { echo "## $machine, $ppn ranks per node"; echo; cat "$out.part"; echo; } >> "$out"
+  { echo "## $machine, $ppn ranks per node"; echo; cat "$out.part"; echo; } >> "$out.tmp"
 done
 rm -f "$out.part"
+mv "$out.tmp" "$out"
 echo "unseen_machines.sh: tables in $out" >&2
