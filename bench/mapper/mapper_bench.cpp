@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "../../mapper/src/detail.hpp"  // integer_weights, enforce_node_capacity, cores_in_rank_order
+#include "rankmap/cli.hpp"
 #include "rankmap/comm_graph.hpp"
 #include "rankmap/mapper.hpp"
 
@@ -35,9 +36,10 @@ struct Row {
   std::string note;
 };
 
-[[noreturn]] void die(const std::string& msg) {
+// Exit 1 for a failure of the run, 2 for bad input (as every rankmap tool).
+[[noreturn]] void die(const std::string& msg, int status = 1) {
   std::fprintf(stderr, "rankmap-bench-mapper: %s\n", msg.c_str());
-  std::exit(1);
+  std::exit(status);
 }
 
 std::string fmt(double v) {
@@ -116,24 +118,24 @@ int main(int argc, char** argv) {
   int ppn = 0;
   app.add_option("-m,--machine", machine_spec, "machine description")->capture_default_str();
   app.add_option("--pattern", spec.pattern, "synthetic pattern")->capture_default_str();
-  app.add_option("--ranks", spec.ranks, "ranks")->capture_default_str();
-  app.add_option("--ppn", ppn, "ranks per node (default cores per node)");
+  app.add_option("--ranks", spec.ranks, "ranks")->capture_default_str()->check(cli::positive());
+  app.add_option("--ppn", ppn, "ranks per node (default cores per node)")->check(cli::positive());
   app.add_option("--seed", spec.seed, "seed")->capture_default_str();
   app.add_option("--algorithms", algos, "comma list (default: all)");
   app.add_option("--scotch-gmap", gmap, "scotch_gmap executable, or 'none'")->capture_default_str();
   app.add_option("--workdir", workdir,
                  "where the .grf/.tgt/.map files for scotch_gmap go and stay (default: a temporary directory, "
                  "removed at exit)");
-  CLI11_PARSE(app, argc, argv);
+  if (auto status = cli::parse(app, argc, argv, "rankmap-bench-mapper")) return *status;
 
   auto machine = load_machine(machine_spec);
-  if (!machine) die(machine.error().message);
+  if (!machine) die(machine.error().message, 2);
   auto platform = Platform::from_machine(*machine);
-  if (!platform) die(platform.error().message);
-  if (!platform->net().as_torus()) die("the mapper benchmark runs on tori (scotch_gmap gets a torusXD target)");
+  if (!platform) die(platform.error().message, 2);
+  if (!platform->net().as_torus()) die("the mapper benchmark runs on tori (scotch_gmap gets a torusXD target)", 2);
   if (ppn == 0) ppn = platform->node_kinds.max_cores();
   auto profile = synthesize(spec);
-  if (!profile) die(profile.error().message);
+  if (!profile) die(profile.error().message, 2);
   auto traffic = traffic_from_profile(*profile, CollectiveModel::model);
   if (!traffic) die(traffic.error().message);
   profile = Profile{};  // the children inherit only what the mapper needs
