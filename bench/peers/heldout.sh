@@ -3,7 +3,8 @@
 # checked on inputs you do not see"): the five mini-apps recorded at other
 # sizes, process grids and rank counts than bench/profiles/ (non-square CG
 # grids, MG on flat grids, LU and ADI at rank counts that are not powers of
-# two, hydro27 without wrap-around, jobs that need part of the machine), on
+# two, hydro27 without wrap-around, jobs that need part of the machine) and
+# NAS FT, a kernel bench/profiles/ has at no size, on
 # the benchmark's machines, then the default (5 seeds), `strong` and every
 # peer on them, scored by the same driver. Nothing here is tuned on: run it
 # after a change to the mapper and compare with the last run's figures in
@@ -78,6 +79,20 @@ record 8x8-4 mg256-8x8x4 256 mg --nx 256 --ny 256 --nz 128 --px 8 --py 8 --pz 4 
 record 8x8-4 lu200 200 lu --nx 160 --ny 160 --nz 64 --iters 1
 record 8x8-4 adi256 256 adi --nx 128 --ny 128 --nz 128 --iters 1
 record 8x8-4 hydro256 256 hydro27 --lx 24 --ly 24 --lz 24 --iters 1
+# NAS FT (session 30): a kernel the suite has no recording of at any size,
+# row and column transposes of a 2D pencil layout (cliques of every process
+# row and column); square, flat and tall grids, whole and part machines.
+record desmos-2 ft32 32 ft --nx 128 --ny 128 --nz 64 --iters 1
+record desmos-2 ft64 64 ft --nx 128 --ny 128 --nz 128 --iters 1
+record desmos-4 ft16 16 ft --nx 64 --ny 64 --nz 64 --iters 1
+record desmos-4 ft128 128 ft --nx 256 --ny 256 --nz 128 --iters 1
+record desmos-4 ft128-4x32 128 ft --nx 256 --ny 256 --nz 128 --prows 4 --pcols 32 --iters 1
+record 4x4-4 ft64 64 ft --nx 128 --ny 128 --nz 128 --iters 1
+record 4x4-4 ft32 32 ft --nx 128 --ny 128 --nz 64 --iters 1
+record 4x4x4-2 ft128 128 ft --nx 256 --ny 256 --nz 128 --iters 1
+record 4x4x4-2 ft64-2x32 64 ft --nx 128 --ny 128 --nz 128 --prows 2 --pcols 32 --iters 1
+record 8x8-4 ft256 256 ft --nx 256 --ny 256 --nz 128 --iters 1
+record 8x8-4 ft128 128 ft --nx 256 --ny 256 --nz 128 --iters 1
 
 "$driver" --python "$venv/bin/python" --recorded-dir "$profiles" --filter recorded --spread-seeds 5 \
   --markdown "$build/heldout-tables.md" "$@"

@@ -119,6 +119,9 @@ std::vector<int> cycle_order(const Torus& torus, const std::vector<int>& nodes);
 
 // sum over edges weight x weighted_distance(node_of[u], node_of[v]).
 double weighted_cost(const CommGraph& graph, const Network& torus, const std::vector<int>& node_of);
+// sum over edges whose ends are on different nodes of their weight: what
+// leaves the nodes for the network.
+double inter_node_weight(const CommGraph& graph, const std::vector<int>& node_of);
 
 // Local search on sum w x weighted_distance: swaps of whole node contents
 // between nodes (or moves onto free allocated nodes), then swaps/moves of

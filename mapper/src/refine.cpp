@@ -13,6 +13,14 @@ double weighted_cost(const CommGraph& graph, const Network& torus, const std::ve
   return cost;
 }
 
+double inter_node_weight(const CommGraph& graph, const std::vector<int>& node_of) {
+  double off = 0;
+  for (int u = 0; u < graph.vertices; ++u)
+    for (auto e = graph.xadj[u]; e < graph.xadj[u + 1]; ++e)
+      if (u < graph.adjncy[e] && node_of[u] != node_of[graph.adjncy[e]]) off += graph.weight[e];
+  return off;
+}
+
 std::vector<NodeFlow> node_flows(const Traffic& traffic, const std::vector<int>& node_of) {
   // Bucketed by source node first (a counting sort), then each bucket's few
   // entries sorted by destination: a full sort of the rank flows was 10% of
