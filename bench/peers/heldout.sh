@@ -4,7 +4,7 @@
 # sizes, process grids and rank counts than bench/profiles/ (non-square CG
 # grids, MG on flat grids, LU and ADI at rank counts that are not powers of
 # two, hydro27 without wrap-around, jobs that need part of the machine) and
-# NAS FT, a kernel bench/profiles/ has at no size, on
+# NAS FT and SUMMA, kernels bench/profiles/ has at no size, on
 # the benchmark's machines, then the default (5 seeds), `strong` and every
 # peer on them, scored by the same driver. Nothing here is tuned on: run it
 # after a change to the mapper and compare with the last run's figures in
@@ -93,6 +93,15 @@ record 4x4x4-2 ft128 128 ft --nx 256 --ny 256 --nz 128 --iters 1
 record 4x4x4-2 ft64-2x32 64 ft --nx 128 --ny 128 --nz 128 --prows 2 --pcols 32 --iters 1
 record 8x8-4 ft256 256 ft --nx 256 --ny 256 --nz 128 --iters 1
 record 8x8-4 ft128 128 ft --nx 256 --ny 256 --nz 128 --iters 1
+# SUMMA (session 30): row and column broadcasts rooted in turn at each
+# member, recorded as collectives (the mapper's model expands them).
+record desmos-2 summa64 64 summa --n 2048 --iters 1
+record desmos-4 summa32 32 summa --n 1024 --iters 1
+record desmos-4 summa128 128 summa --n 2048 --iters 1
+record desmos-4 summa128-4x32 128 summa --n 2048 --prows 4 --pcols 32 --iters 1
+record 4x4-4 summa64 64 summa --n 2048 --iters 1
+record 4x4x4-2 summa128 128 summa --n 2048 --iters 1
+record 8x8-4 summa256 256 summa --n 2048 --iters 1
 
 "$driver" --python "$venv/bin/python" --recorded-dir "$profiles" --filter recorded --spread-seeds 5 \
   --markdown "$build/heldout-tables.md" "$@"
