@@ -7,7 +7,8 @@
 #              profile only, with the trace too (COMMPROF_TRACE_CLOCK cpu and
 #              wall), and the trace's bytes per action; under MPICH and, when
 #              libcommprof-ompi is built, under Open MPI;
-#   mini-apps  each example (the six mini-apps and the two stencils) natively
+#   mini-apps  each example (the six mini-apps, the two stencils, and FT and
+#              SUMMA, whose collectives run on sub-communicators) natively
 #              under MPICH at 8 ranks on this machine
 #              (commprof-run --yield), once without the profiler, once with the
 #              profile only, once with --trace: wall time of each, the trace's
@@ -30,9 +31,11 @@ require_executables "build first" "$rankmap" "$sim" "$commprof_run" "$send_bench
 rm -rf "$out"; mkdir -p "$out"
 
 ranks=8
-# The six mini-apps, and the two stencils, which send derived datatypes with
+# The six mini-apps; FT and SUMMA, whose all-to-alls and broadcasts run on
+# the rows and columns of their grids (the trace writes them as messages);
+# and the two stencils, which send derived datatypes with
 # MPI_Sendrecv (SMPI's own -trace-ti writes those as 0 bytes).
-examples=(cg mg lu adi hydro27 halo3d stencil2d stencil3d)
+examples=(cg mg lu adi hydro27 halo3d stencil2d stencil3d ft summa)
 declare -A args
 for ex in "${examples[@]}"; do args[$ex]=$(example_args "$ex" $ranks); done
 

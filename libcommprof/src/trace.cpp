@@ -19,7 +19,9 @@
 //    is written as irecv, isend and two waits);
 //  - at the end of a rank's actions the replay waits for every request
 //    still outstanding (so a cancelled receive must not be in the trace);
-//  - ranks are MPI_COMM_WORLD's and collectives run on MPI_COMM_WORLD.
+//  - ranks are MPI_COMM_WORLD's and collectives run on MPI_COMM_WORLD: a
+//    collective of another communicator is written as the messages MPICH
+//    sends for it (collective_rounds.hpp), between two comment lines.
 #include "trace.hpp"
 
 #include <fcntl.h>
@@ -36,9 +38,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <unordered_map>
 #include <vector>
 
+#include "collective_rounds.hpp"
 #include "collectives.hpp"
 #include "hooks.hpp"
 #include "settings.hpp"
@@ -304,13 +308,15 @@ Sized unit(MPI_Datatype type) { return sized(1, type); }
 
 // --- communicators ----------------------------------------------------------
 
-// Collectives replay on MPI_COMM_WORLD: any other communicator stops the trace
-// unless it is world's group in world's order (a dup).
+// Collective actions replay on MPI_COMM_WORLD: they are written for world and
+// its dups (world's group in world's order); other intracommunicators get
+// their messages written instead (sub_comm below); an intercommunicator
+// stops the trace.
 bool on_world(MPI_Comm comm, const char* mpi_name) {
   if (comm == MPI_COMM_WORLD) return true;
   const CommInfo& info = comm_info(comm);
   if (!info.inter && info.identity) return true;
-  stop(std::string(mpi_name) + " on a communicator other than MPI_COMM_WORLD (SimGrid's trace replays collectives on MPI_COMM_WORLD only)");
+  stop(std::string(mpi_name) + " on an intercommunicator (SimGrid's trace replays collectives on MPI_COMM_WORLD only)");
   return false;
 }
 
@@ -335,6 +341,87 @@ bool alone(MPI_Comm comm) {
 bool collective(Tracer& t, MPI_Comm comm, const char* name, const char* mpi_name) {
   return !t.stopped && !alone(comm) && blocking(mpi_name) && on_world(comm, mpi_name) && action(t, name);
 }
+
+// --- collectives of sub-communicators ------------------------------------------
+
+// A collective of an intracommunicator that is not world's order (a split,
+// a group's communicator) is written as the point-to-point messages MPICH's
+// algorithm sends for it (collective_rounds.hpp), in world ranks: SimGrid's
+// replay would run a collective action on MPI_COMM_WORLD, and a row's
+// all-to-all would replay as an all-to-all of the whole job. Each round's
+// receives are posted, its sends started, then each is waited for by
+// (source, destination, tag), so the program's own outstanding requests are
+// untouched. The messages carry a tag of the communicator's own, from its
+// members (the same on every member), in the top range of the tags MPI
+// guarantees (MPI_TAG_UB >= 32767). Comment lines, which SimGrid skips,
+// enclose them: "# commprof-collective <op> <size>" ... "# commprof-collective
+// end"; the trace reader counts the messages between them as the collective
+// they are (docs/formats.md, "Trace").
+constexpr int kSubTagBase = 30000;
+constexpr int kSubTags = 2768;  // 30000 .. 32767
+
+struct SubComm {
+  const CommInfo* info;
+  int n, me, tag;
+  int world(int rank) const { return info->world_of(rank); }
+};
+
+std::optional<SubComm> sub_comm(Tracer& t, MPI_Comm comm, const char* mpi_name) {
+  if (t.stopped || comm == MPI_COMM_WORLD || alone(comm)) return std::nullopt;
+  const CommInfo& info = comm_info(comm);
+  if (info.inter || info.identity || !blocking(mpi_name)) return std::nullopt;  // written as before, or stopped
+  std::uint64_t h = 1469598103934665603ull;  // FNV-1a over the members' world ranks
+  for (int w : info.world) {
+    if (w < 0) {
+      stop(std::string(mpi_name) + " on a communicator with a process outside MPI_COMM_WORLD");
+      return std::nullopt;
+    }
+    h = (h ^ static_cast<std::uint64_t>(w)) * 1099511628211ull;
+  }
+  return SubComm{&info, info.size, info.my_rank, kSubTagBase + static_cast<int>(h % kSubTags)};
+}
+
+bool marker(Tracer& t, const char* what, int size) {
+  if (t.stopped) return false;
+  emit_compute(t);
+  if (t.stopped) return false;
+  static constexpr char kHead[] = "# commprof-collective ";
+  const std::size_t head = sizeof kHead - 1, n = std::strlen(what);
+  Line& l = t.line;
+  l.size = 0;
+  char* p = l.room(head + n + 1);
+  std::memcpy(p, kHead, head);
+  std::memcpy(p + head, what, n);
+  l.end_at(p + head + n);
+  if (size >= 0) field(t, size);
+  return emit(t) >= 0;
+}
+
+void message(Tracer& t, const char* name, int world, int tag, std::uint64_t bytes) {
+  if (!action(t, name)) return;
+  field(t, world);
+  field(t, tag);
+  field(t, bytes);
+  field(t, kByteId);
+  emit(t);
+}
+
+void write_wait(Tracer& t, const Pending& p);
+
+void write_rounds(Tracer& t, const SubComm& c, const char* op, const rounds::Rounds& rounds) {
+  if (!marker(t, op, c.n)) return;
+  for (const rounds::Round& r : rounds) {
+    for (const rounds::Message& m : r.recvs) message(t, "irecv", c.world(m.peer), c.tag, m.bytes);
+    for (const rounds::Message& m : r.sends) message(t, "isend", c.world(m.peer), c.tag, m.bytes);
+    for (const rounds::Message& m : r.recvs)
+      write_wait(t, Pending{MPI_REQUEST_NULL, MPI_COMM_NULL, c.world(m.peer), t.rank, c.tag, true});
+    for (const rounds::Message& m : r.sends)
+      write_wait(t, Pending{MPI_REQUEST_NULL, MPI_COMM_NULL, t.rank, c.world(m.peer), c.tag, false});
+  }
+  marker(t, "end", -1);
+}
+
+std::uint64_t bytes(MPI_Count count, MPI_Datatype type) { return static_cast<std::uint64_t>(count) * type_size(type); }
 
 std::size_t find_pending(const Tracer& t, MPI_Request handle) {
   if (handle == MPI_REQUEST_NULL) return t.pending.size();  // also what freed requests are set to
@@ -725,11 +812,14 @@ void completed_some(int outcount, const int indices[], const MPI_Status statuses
 
 void barrier(MPI_Comm comm, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) return write_rounds(t, *c, "barrier", rounds::barrier(c->n, c->me));
   if (collective(t, comm, "barrier", mpi_name)) emit(t);
 }
 
 void bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "bcast", rounds::bcast(c->n, c->me, root, bytes(count, type)));
   if (!collective(t, comm, "bcast", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -740,6 +830,8 @@ void bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const ch
 
 void reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "reduce", rounds::reduce(c->n, c->me, root, bytes(count, type)));
   if (!collective(t, comm, "reduce", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -751,6 +843,8 @@ void reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const c
 
 void allreduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "allreduce", rounds::allreduce(c->n, c->me, bytes(count, type)));
   if (!collective(t, comm, "allreduce", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -762,6 +856,8 @@ void allreduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, const char* mp
 void alltoall(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
               MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "alltoall", rounds::alltoall(c->n, c->me, bytes(recvcount, recvtype)));
   if (!collective(t, comm, "alltoall", mpi_name)) return;
   const Sized out = sendbuf == MPI_IN_PLACE ? sized(recvcount, recvtype) : sized(sendcount, sendtype);
   const Sized in = sized(recvcount, recvtype);
@@ -777,6 +873,15 @@ void alltoall(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datat
 void gather(MPI_Comm comm, const char* op, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,
             MPI_Count recvcount, MPI_Datatype recvtype, int root, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    // The block each member contributes (gather) or gets (scatter: the
+    // receive side, significant on every member).
+    const bool scatter = std::strcmp(op, "scatter") == 0;
+    const std::uint64_t block =
+        scatter || sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
+    return write_rounds(t, *c, op,
+                        scatter ? rounds::scatter(c->n, c->me, root, block) : rounds::gather(c->n, c->me, root, block));
+  }
   if (!collective(t, comm, op, mpi_name)) return;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   const Sized out = in_place ? sized(recvcount, recvtype) : sized(sendcount, sendtype);
@@ -792,6 +897,8 @@ void gather(MPI_Comm comm, const char* op, const void* sendbuf, MPI_Count sendco
 void allgather(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
                MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "allgather", rounds::allgather(c->n, c->me, bytes(recvcount, recvtype)));
   if (!collective(t, comm, "allgather", mpi_name)) return;
   const Sized in = sized(recvcount, recvtype);
   const Sized out = sendbuf == MPI_IN_PLACE ? in : sized(sendcount, sendtype);
@@ -806,8 +913,16 @@ template <class Count>
 void alltoallv(MPI_Comm comm, const void* sendbuf, const Count sendcounts[], MPI_Datatype sendtype,
                const Count recvcounts[], MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
-  if (!collective(t, comm, "alltoallv", mpi_name)) return;
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    std::vector<std::uint64_t> to(static_cast<size_t>(c->n)), from(to.size());
+    for (int i = 0; i < c->n; ++i) {
+      to[static_cast<size_t>(i)] = in_place ? bytes(recvcounts[i], recvtype) : bytes(sendcounts[i], sendtype);
+      from[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
+    }
+    return write_rounds(t, *c, "alltoallv", rounds::alltoallv(c->n, c->me, to, from));
+  }
+  if (!collective(t, comm, "alltoallv", mpi_name)) return;
   const Count* out_counts = in_place ? recvcounts : sendcounts;
   const Sized out = unit(in_place ? recvtype : sendtype), in = unit(recvtype);
   std::uint64_t out_total = 0, in_total = 0;
@@ -826,6 +941,13 @@ template <class Count>
 void gatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
              MPI_Datatype recvtype, int root, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n), 0);
+    for (int i = 0; i < c->n; ++i)
+      if (c->me == root) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
+    if (c->me != root) blocks[static_cast<size_t>(c->me)] = bytes(sendcount, sendtype);
+    return write_rounds(t, *c, "gatherv", rounds::gatherv(c->n, c->me, root, blocks));
+  }
   if (!collective(t, comm, "gatherv", mpi_name)) return;
   const bool is_root = t.rank == root;
   const Sized in = unit(recvtype);
@@ -842,6 +964,13 @@ template <class Count>
 void scatterv(MPI_Comm comm, const Count sendcounts[], MPI_Datatype sendtype, const void* recvbuf, Count recvcount,
               MPI_Datatype recvtype, int root, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n), 0);
+    for (int i = 0; i < c->n; ++i)
+      if (c->me == root) blocks[static_cast<size_t>(i)] = bytes(sendcounts[i], sendtype);
+    if (c->me != root) blocks[static_cast<size_t>(c->me)] = bytes(recvcount, recvtype);
+    return write_rounds(t, *c, "scatterv", rounds::scatterv(c->n, c->me, root, blocks));
+  }
   if (!collective(t, comm, "scatterv", mpi_name)) return;
   const bool is_root = t.rank == root;
   const Sized out = unit(sendtype);
@@ -858,6 +987,11 @@ template <class Count>
 void allgatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
                 MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n));
+    for (int i = 0; i < c->n; ++i) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
+    return write_rounds(t, *c, "allgatherv", rounds::allgatherv(c->n, c->me, blocks));
+  }
   if (!collective(t, comm, "allgatherv", mpi_name)) return;
   const Sized in = unit(recvtype);
   const Sized out = sendbuf == MPI_IN_PLACE ? sized(recvcounts[t.rank], recvtype) : sized(sendcount, sendtype);
@@ -871,6 +1005,11 @@ void allgatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatyp
 template <class Count>
 void reduce_scatter(MPI_Comm comm, const Count recvcounts[], MPI_Datatype type, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name)) {
+    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n));
+    for (int i = 0; i < c->n; ++i) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], type);
+    return write_rounds(t, *c, "reducescatter", rounds::reduce_scatter(c->n, c->me, blocks));
+  }
   if (!collective(t, comm, "reducescatter", mpi_name)) return;
   const Sized u = unit(type);
   for (int i = 0; i < t.size; ++i) field(t, static_cast<std::uint64_t>(recvcounts[i]) * u.count);
@@ -881,6 +1020,9 @@ void reduce_scatter(MPI_Comm comm, const Count recvcounts[], MPI_Datatype type, 
 
 void reduce_scatter_block(MPI_Comm comm, MPI_Count recvcount, MPI_Datatype type, const char* mpi_name) {
   Tracer& t = tracer();
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "reducescatter",
+                        rounds::reduce_scatter(c->n, c->me, std::vector<std::uint64_t>(static_cast<size_t>(c->n), bytes(recvcount, type))));
   if (!collective(t, comm, "reducescatter", mpi_name)) return;
   const Sized s = sized(recvcount, type);
   for (int i = 0; i < t.size; ++i) field(t, s.count);

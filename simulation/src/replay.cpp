@@ -131,6 +131,7 @@ Status add_send(PairSends& sends, int rank, int partner, double count, int size,
 Status check_action_text(const std::string& body, const std::string& path, int rank, int ranks, FileCounts& counts) {
   int default_size = 1;  // MPI_BYTE unless "init" names a type (then MPI_DOUBLE), as SimGrid's InitAction
   bool seen_action = false;
+  bool in_collective = false, collective_is_p2p = false;  // between libcommprof's collective markers
   size_t line_no = 0, begin = 0;
   while (begin < body.size()) {
     size_t end = body.find('\n', begin);
@@ -140,6 +141,16 @@ Status check_action_text(const std::string& body, const std::string& path, int r
     ++line_no;
     const std::string where = path + ":" + std::to_string(line_no);
     const std::vector<std::string> w = text::words(line);
+    if (!w.empty() && w[0] == "#" && w.size() >= 3 && w[1] == "commprof-collective") {
+      // libcommprof's trace of a sub-communicator's collective: its messages
+      // follow, up to "end" (docs/formats.md, "Trace"). A collective, and
+      // point-to-point traffic only for the all-to-alls, which a profile
+      // records as p2p.
+      in_collective = w[2] != "end";
+      collective_is_p2p = w[2] == "alltoall" || w[2] == "alltoallv";
+      if (in_collective) ++counts.collectives;
+      continue;
+    }
     if (w.empty() || w[0][0] == '#') continue;
     if (line.find('\r') != std::string_view::npos) return located_error(where, "carriage return in an action line");
     if (w.size() < 2) return located_error(where, "expected '<rank> <action> ...', not '" + text::excerpt(line) + "'");
@@ -181,7 +192,7 @@ Status check_action_text(const std::string& body, const std::string& path, int r
         size = *s;
         if (w[5] == "-1") ++counts.derived;
       }
-      if ((name == "send" || name == "isend") && *partner != rank && *count > 0)
+      if ((name == "send" || name == "isend") && *partner != rank && *count > 0 && (!in_collective || collective_is_p2p))
         if (Status st = add_send(counts.sends, rank, *partner, *count, size, where); !st) return st.error();
     } else if (name == "sendRecv") {
       auto send_count = c.number(2, "send count");
@@ -197,7 +208,7 @@ Status check_action_text(const std::string& body, const std::string& path, int r
         if (i == 6) size = *s;
         if (w[static_cast<size_t>(i)] == "-1") ++counts.derived;
       }
-      if (*dst != rank && *send_count > 0)
+      if (*dst != rank && *send_count > 0 && (!in_collective || collective_is_p2p))
         if (Status st = add_send(counts.sends, rank, *dst, *send_count, size, where); !st) return st.error();
     } else if (name == "wait" || name == "test") {
       for (size_t i = 2; i < 4; ++i)

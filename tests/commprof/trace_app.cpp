@@ -10,9 +10,12 @@
 //    newer one stays outstanding, a sendrecv inside a split communicator
 //    (ranks translated to world ranks);
 //  - the collectives SimGrid replays, on MPI_COMM_WORLD and on a dup of it,
-//    and one on MPI_COMM_SELF (not written: it moves nothing).
-// With --subcomm-barrier it also calls MPI_Barrier on the split communicator,
-// which a TI trace cannot express: tracing must stop, the run go on.
+//    and one on MPI_COMM_SELF (not written: it moves nothing);
+//  - every collective the trace writes as its messages, on the split
+//    communicator.
+// With --intercomm-barrier it also calls MPI_Barrier on an intercommunicator
+// between the two halves, which a TI trace cannot express: tracing must
+// stop, the run go on.
 #include <mpi.h>
 #include <time.h>
 
@@ -120,7 +123,48 @@ int main(int argc, char** argv) {
     MPI_Sendrecv(out.data(), 10 + rank, MPI_DOUBLE, (half_rank + 1) % half_size, 50, from_prev.data(),
                  static_cast<int>(from_prev.size()), MPI_DOUBLE, (half_rank + half_size - 1) % half_size, 50, half,
                  MPI_STATUS_IGNORE);
-  if (argc > 1 && std::strcmp(argv[1], "--subcomm-barrier") == 0) MPI_Barrier(half);
+  {
+    // Every collective on the split communicator (members reversed: its rank
+    // 0 is the highest world rank of that parity): written as the messages
+    // MPICH sends for it. Allreduce both below and above 2,048 bytes, so
+    // both of its algorithms; alltoall's blocks are p2p in the profile too.
+    std::vector<double> a(4096, 1.0), b(4096);
+    const int n = half_size;
+    std::vector<int> cnt(static_cast<size_t>(n)), at(static_cast<size_t>(n)), to(static_cast<size_t>(n)),
+        from(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+      cnt[static_cast<size_t>(i)] = i + 2;
+      at[static_cast<size_t>(i)] = 16 * i;
+      to[static_cast<size_t>(i)] = (half_rank + 2 * i) % 3 + 1;  // what this member sends to i
+      from[static_cast<size_t>(i)] = (i + 2 * half_rank) % 3 + 1;
+    }
+    MPI_Barrier(half);
+    MPI_Bcast(a.data(), 16, MPI_DOUBLE, 1 % n, half);
+    MPI_Reduce(a.data(), b.data(), 12, MPI_DOUBLE, MPI_SUM, n - 1, half);
+    MPI_Allreduce(a.data(), b.data(), 6, MPI_DOUBLE, MPI_SUM, half);
+    MPI_Allreduce(a.data(), b.data(), 1000, MPI_DOUBLE, MPI_SUM, half);
+    MPI_Alltoall(a.data(), 3, MPI_DOUBLE, b.data(), 3, MPI_DOUBLE, half);
+    MPI_Alltoallv(a.data(), to.data(), at.data(), MPI_DOUBLE, b.data(), from.data(), at.data(), MPI_DOUBLE, half);
+    MPI_Gather(a.data(), 4, MPI_DOUBLE, b.data(), 4, MPI_DOUBLE, n - 1, half);
+    MPI_Scatter(a.data(), 2, MPI_DOUBLE, b.data(), 2, MPI_DOUBLE, 0, half);
+    MPI_Gatherv(a.data(), half_rank + 2, MPI_DOUBLE, b.data(), cnt.data(), at.data(), MPI_DOUBLE, 0, half);
+    MPI_Scatterv(a.data(), cnt.data(), at.data(), MPI_DOUBLE, b.data(), half_rank + 2, MPI_DOUBLE, 1 % n, half);
+    MPI_Allgather(a.data(), 5, MPI_DOUBLE, b.data(), 5, MPI_DOUBLE, half);
+    MPI_Allgatherv(a.data(), half_rank + 2, MPI_DOUBLE, b.data(), cnt.data(), at.data(), MPI_DOUBLE, half);
+    MPI_Reduce_scatter(a.data(), b.data(), cnt.data(), MPI_DOUBLE, MPI_SUM, half);
+    MPI_Reduce_scatter_block(a.data(), b.data(), 3, MPI_DOUBLE, MPI_SUM, half);
+    sink += b[0];
+  }
+  if (argc > 1 && std::strcmp(argv[1], "--intercomm-barrier") == 0) {
+    // The two halves joined by an intercommunicator, whose collectives a TI
+    // trace cannot express: tracing must stop, the run go on. Each half's
+    // leader is its highest world rank; the other's is the remote leader.
+    const int even_leader = size % 2 == 0 ? size - 2 : size - 1, odd_leader = size % 2 == 0 ? size - 1 : size - 2;
+    MPI_Comm inter;
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? odd_leader : even_leader, 77, &inter);
+    MPI_Barrier(inter);
+    MPI_Comm_free(&inter);
+  }
   MPI_Comm_free(&half);
 
   // Collectives on MPI_COMM_WORLD and on a dup of it (world's ranks: replayable).

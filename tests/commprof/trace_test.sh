@@ -10,7 +10,8 @@
 #  3. with a size cap of 512 bytes tracing stops: one message for the job
 #     (from rank 0, at the end), no index, INCOMPLETE, and the run's exit
 #     status and profile are unchanged;
-#  4. a collective on a sub-communicator stops tracing the same way;
+#  4. a collective on an intercommunicator stops tracing the same way
+#     (those of a split communicator are written as their messages: 1.);
 #  5. so does a trace directory that cannot be created.
 # Usage: trace_test.sh BUILD_DIR WORKDIR mpich|openmpi APP NP TRACE_CHECK
 set -euo pipefail
@@ -34,6 +35,14 @@ grep -q commprof run.err && fail "messages from the profiler: $(grep commprof ru
 [ "$(wc -l < trace/trace.txt)" = "$np" ] || fail "index: $(cat trace/trace.txt)"
 ls trace/*.tmp > /dev/null 2>&1 && fail "temporary files left: $(ls trace)"
 "$check" app.prof trace/trace.txt --min-compute 0.007 || fail "trace and profile differ"
+# The split communicator's collectives (two halves of 4 at 8 ranks), written
+# as the messages of MPICH's algorithms: isends per operation, over all ranks.
+if [ "$np" = 8 ]; then
+  got=$(cat trace/rank-*.txt | awk '/^# commprof-collective / { op = ($3 == "end") ? "" : $3; next }
+    op != "" && $2 == "isend" { n[op]++ } END { for (k in n) printf "%s=%d\n", k, n[k] }' | sort | tr '\n' ' ')
+  want="allgather=16 allgatherv=24 allreduce=48 alltoall=24 alltoallv=24 barrier=16 bcast=6 gather=6 gatherv=6 reduce=6 reducescatter=48 scatter=6 scatterv=6 "
+  [ "$got" = "$want" ] || fail "sub-communicator collectives as messages: got '$got', want '$want'"
+fi
 
 # 2. Replay in SimGrid.
 "$build/mapper/rankmap" synth --pattern ring --ranks "$np" -o ring.prof -q
@@ -59,11 +68,11 @@ grep -q "incomplete" capped/INCOMPLETE || fail "no INCOMPLETE marker"
   fail "expected one message naming the cap: $(cat capped.err)"
 diff <(grep -v '^rank ' app.prof) <(grep -v '^rank ' capped.prof) > /dev/null || fail "the cap changed the profile"
 
-# 4. A collective the trace cannot express.
-"$run" --yield -o sub.prof --trace sub -- "${launch[@]}" "$app" --subcomm-barrier < /dev/null > sub.log 2> sub.err ||
-  fail "the run with a sub-communicator barrier failed"
-grep -q "trace_app: $np ranks done" sub.log || fail "sub-communicator run did not finish"
-[ "$(grep -c commprof sub.err)" = 1 ] && grep -q "rank 0: MPI_Barrier on a communicator other than MPI_COMM_WORLD" sub.err ||
+# 4. A collective the trace cannot express: on an intercommunicator.
+"$run" --yield -o sub.prof --trace sub -- "${launch[@]}" "$app" --intercomm-barrier < /dev/null > sub.log 2> sub.err ||
+  fail "the run with an intercommunicator barrier failed"
+grep -q "trace_app: $np ranks done" sub.log || fail "intercommunicator run did not finish"
+[ "$(grep -c commprof sub.err)" = 1 ] && grep -q "rank 0: MPI_Barrier on an intercommunicator" sub.err ||
   fail "expected one refusal message: $(cat sub.err)"
 [ ! -e sub/trace.txt ] || fail "a refused trace has an index"
 diff <(grep '^p2p ' app.prof) <(grep '^p2p ' sub.prof) > /dev/null || fail "the refusal changed the profile's traffic"

@@ -140,6 +140,26 @@ TEST_CASE("all-to-all blocks are pair traffic, as a libcommprof profile records 
   CHECK(t->p2p == expected);
 }
 
+TEST_CASE("a sub-communicator's collective written as its messages: a collective, p2p only for all-to-alls") {
+  // libcommprof's markers (docs/formats.md, "Trace"): a broadcast 0 -> 1 of
+  // 100 bytes and an all-to-all of 8-byte blocks, each between comment lines.
+  const std::string r0 =
+      "0 init\n# commprof-collective bcast 2\n0 isend 1 30001 100 6\n0 wait 0 1 30001\n# commprof-collective end\n"
+      "# commprof-collective alltoall 2\n0 irecv 1 30001 8 6\n0 isend 1 30001 8 6\n0 wait 1 0 30001\n"
+      "0 wait 0 1 30001\n# commprof-collective end\n0 send 1 0 5 6\n0 finalize\n";
+  const std::string r1 =
+      "1 init\n# commprof-collective bcast 2\n1 irecv 0 30001 100 6\n1 wait 0 1 30001\n# commprof-collective end\n"
+      "# commprof-collective alltoall 2\n1 irecv 0 30001 8 6\n1 isend 0 30001 8 6\n1 wait 0 1 30001\n"
+      "1 wait 1 0 30001\n# commprof-collective end\n1 recv 0 0 5 6\n1 finalize\n";
+  auto t = sim::parse_action_texts({r0, r1}, {"a.txt", "b.txt"});
+  REQUIRE(t.ok());
+  CHECK(t->collective_actions == 4);
+  // The broadcast's 100 bytes are not pair traffic; the all-to-all's block
+  // and the program's own send are.
+  const std::vector<PairTraffic> expected = {{0, 1, 2, 8 + 5}, {1, 0, 1, 8}};
+  CHECK(t->p2p == expected);
+}
+
 TEST_CASE("bad traces are refused with file:line") {
   test::ScratchDir dir("rankmap-replay-test");
   const std::string r0 = dir.path + "/rank-0.txt:";

@@ -32,10 +32,14 @@ struct Trace {
   std::uint64_t actions = 0;
   std::uint64_t compute_actions = 0;    // "compute <flops>": kept in whole-application replays only
   double compute_flops = 0;
+  // Collective actions, and libcommprof's collectives of sub-communicators
+  // (written as their messages between "# commprof-collective" comment lines).
   std::uint64_t collective_actions = 0;
   // Point-to-point sends (send, isend, sendRecv) and the blocks of
   // alltoall/alltoallv per ordered rank pair, with bytes = count x datatype
   // size: what a profile's p2p lines would say (libcommprof expands all-to-alls too).
+  // The messages of a sub-communicator's collective are not counted, but
+  // those of its all-to-alls.
   std::vector<PairTraffic> p2p;
   // Actions whose datatype is derived (id -1): SimGrid's trace keeps only
   // the count, and replays them as 0 bytes. Counted so that tools can warn.

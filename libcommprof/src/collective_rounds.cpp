@@ -1,0 +1,251 @@
+// MPICH 4.0's default collective algorithms as rounds of messages
+// (collective_rounds.hpp). The loops follow MPICH's intra-communicator
+// implementations (src/mpi/coll/*/): the same partners, in the same order,
+// with the same sizes, where the header says nothing else.
+#include "collective_rounds.hpp"
+
+#include <algorithm>
+
+namespace commprof::rounds {
+
+namespace {
+
+constexpr std::uint64_t kAllreduceShort = 2048;    // MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
+constexpr std::uint64_t kAlltoallMedium = 32768;   // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
+constexpr std::uint64_t kAllgatherShort = 81920;   // MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE
+constexpr std::uint64_t kAllgatherLong = 524288;   // MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE
+
+bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
+int largest_power_of_two(int n) {
+  int p = 1;
+  while (p * 2 <= n) p *= 2;
+  return p;
+}
+
+void send(Rounds& r, int peer, std::uint64_t bytes) { r.push_back(Round{{{peer, bytes}}, {}}); }
+void recv(Rounds& r, int peer, std::uint64_t bytes) { r.push_back(Round{{}, {{peer, bytes}}}); }
+void exchange(Rounds& r, int peer, std::uint64_t out, std::uint64_t in) {
+  r.push_back(Round{{{peer, out}}, {{peer, in}}});
+}
+
+// Binomial tree rooted at `root`, relative rank vr = (me - root) mod n: the
+// parent is vr with its lowest set bit cleared; the children are vr + mask
+// for the masks below that bit, largest first (MPIR_Bcast_intra_binomial).
+int relative(int n, int me, int root) { return (me - root + n) % n; }
+int absolute(int n, int vr, int root) { return (vr + root) % n; }
+int lowest_bit_or_top(int n, int vr) {
+  if (vr != 0) return vr & -vr;
+  int top = 1;
+  while (top < n) top <<= 1;
+  return top;
+}
+
+}  // namespace
+
+Rounds barrier(int n, int me) {
+  Rounds r;
+  for (int k = 1; k < n; k <<= 1) r.push_back(Round{{{(me + k) % n, 0}}, {{(me - k + n) % n, 0}}});
+  return r;
+}
+
+Rounds bcast(int n, int me, int root, std::uint64_t bytes) {
+  Rounds r;
+  const int vr = relative(n, me, root), low = lowest_bit_or_top(n, vr);
+  if (vr != 0) recv(r, absolute(n, vr - low, root), bytes);
+  for (int mask = low >> 1; mask > 0; mask >>= 1)
+    if (vr + mask < n) send(r, absolute(n, vr + mask, root), bytes);
+  return r;
+}
+
+Rounds reduce(int n, int me, int root, std::uint64_t bytes) {
+  // MPIR_Reduce_intra_binomial: children in increasing distance, then the parent.
+  Rounds r;
+  const int vr = relative(n, me, root);
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((vr & mask) == 0) {
+      if ((vr | mask) < n) recv(r, absolute(n, vr | mask, root), bytes);
+    } else {
+      send(r, absolute(n, vr - mask, root), bytes);
+      break;
+    }
+  }
+  return r;
+}
+
+Rounds allreduce(int n, int me, std::uint64_t bytes) {
+  Rounds r;
+  const int pof2 = largest_power_of_two(n), rem = n - pof2;
+  // The first 2 x rem ranks fold in pairs: even ones hand their data to the
+  // odd ones and wait for the result.
+  int newrank;
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      send(r, me + 1, bytes);
+      newrank = -1;
+    } else {
+      recv(r, me - 1, bytes);
+      newrank = me / 2;
+    }
+  } else {
+    newrank = me - rem;
+  }
+  auto real = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  if (newrank >= 0) {
+    if (bytes <= kAllreduceShort) {
+      for (int mask = 1; mask < pof2; mask <<= 1) exchange(r, real(newrank ^ mask), bytes, bytes);
+    } else {
+      // Recursive halving (half, a quarter, ... at distances 1, 2, ...),
+      // then recursive doubling back (the pieces grow again).
+      std::vector<std::uint64_t> piece;
+      std::uint64_t left = bytes;
+      for (int mask = 1; mask < pof2; mask <<= 1) {
+        left /= 2;
+        piece.push_back(left);
+        exchange(r, real(newrank ^ mask), left, left);
+      }
+      for (int mask = pof2 >> 1, k = static_cast<int>(piece.size()) - 1; mask > 0; mask >>= 1, --k)
+        exchange(r, real(newrank ^ mask), piece[static_cast<size_t>(k)], piece[static_cast<size_t>(k)]);
+    }
+  }
+  if (me < 2 * rem) {
+    if (me % 2 == 1)
+      send(r, me - 1, bytes);
+    else
+      recv(r, me + 1, bytes);
+  }
+  return r;
+}
+
+Rounds alltoall(int n, int me, std::uint64_t block) {
+  Rounds r;
+  if (block <= kAlltoallMedium) {
+    // MPIR_Alltoall_intra_scattered: every block at once, starting at me + 1.
+    Round all;
+    for (int i = 1; i < n; ++i) {
+      all.recvs.push_back({(me + i) % n, block});
+      all.sends.push_back({(me + i) % n, block});
+    }
+    if (n > 1) r.push_back(std::move(all));
+    return r;
+  }
+  // MPIR_Alltoall_intra_pairwise: XOR partners on a power of two, else shifts.
+  for (int i = 1; i < n; ++i) {
+    if (power_of_two(n)) {
+      exchange(r, me ^ i, block, block);
+    } else {
+      r.push_back(Round{{{(me + i) % n, block}}, {{(me - i + n) % n, block}}});
+    }
+  }
+  return r;
+}
+
+Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from) {
+  Round all;
+  for (int i = 1; i < n; ++i) {
+    const int peer = (me + i) % n;
+    if (from[static_cast<size_t>(peer)] > 0) all.recvs.push_back({peer, from[static_cast<size_t>(peer)]});
+    if (to[static_cast<size_t>(peer)] > 0) all.sends.push_back({peer, to[static_cast<size_t>(peer)]});
+  }
+  Rounds r;
+  if (!all.sends.empty() || !all.recvs.empty()) r.push_back(std::move(all));
+  return r;
+}
+
+Rounds allgather(int n, int me, std::uint64_t block) {
+  Rounds r;
+  const std::uint64_t total = block * static_cast<std::uint64_t>(n);
+  if (total < kAllgatherLong && power_of_two(n)) {
+    for (int mask = 1; mask < n; mask <<= 1) exchange(r, me ^ mask, block * mask, block * mask);
+  } else if (total < kAllgatherShort) {
+    // Bruck: round k sends 2^k blocks (fewer at the last) to me - 2^k.
+    for (int k = 1; k < n; k <<= 1) {
+      const std::uint64_t b = block * static_cast<std::uint64_t>(std::min(k, n - k));
+      r.push_back(Round{{{(me - k + n) % n, b}}, {{(me + k) % n, b}}});
+    }
+  } else {
+    for (int i = 1; i < n; ++i) r.push_back(Round{{{(me + 1) % n, block}}, {{(me - 1 + n) % n, block}}});
+  }
+  return r;
+}
+
+Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks) {
+  // Ring: in round i member me passes on the block of me - i + 1 and
+  // receives that of me - i.
+  Rounds r;
+  for (int i = 1; i < n; ++i) {
+    const std::uint64_t out = blocks[static_cast<size_t>((me - i + 1 + n) % n)];
+    const std::uint64_t in = blocks[static_cast<size_t>((me - i + n) % n)];
+    r.push_back(Round{{{(me + 1) % n, out}}, {{(me - 1 + n) % n, in}}});
+  }
+  return r;
+}
+
+Rounds gather(int n, int me, int root, std::uint64_t block) {
+  // MPIR_Gather_intra_binomial: a child's whole subtree moves up at once.
+  Rounds r;
+  const int vr = relative(n, me, root);
+  std::uint64_t held = block;
+  for (int mask = 1; mask < n; mask <<= 1) {
+    if ((vr & mask) == 0) {
+      const int child = vr | mask;
+      if (child < n) {
+        const std::uint64_t b = block * static_cast<std::uint64_t>(std::min(mask, n - child));
+        recv(r, absolute(n, child, root), b);
+        held += b;
+      }
+    } else {
+      send(r, absolute(n, vr - mask, root), held);
+      break;
+    }
+  }
+  return r;
+}
+
+Rounds scatter(int n, int me, int root, std::uint64_t block) {
+  // MPIR_Scatter_intra_binomial: the subtree's blocks come down from the
+  // parent, then each child gets its own subtree's.
+  Rounds r;
+  const int vr = relative(n, me, root), low = lowest_bit_or_top(n, vr);
+  if (vr != 0) recv(r, absolute(n, vr - low, root), block * static_cast<std::uint64_t>(std::min(low, n - vr)));
+  for (int mask = low >> 1; mask > 0; mask >>= 1)
+    if (vr + mask < n)
+      send(r, absolute(n, vr + mask, root), block * static_cast<std::uint64_t>(std::min(mask, n - vr - mask)));
+  return r;
+}
+
+Rounds gatherv(int n, int me, int root, const std::vector<std::uint64_t>& blocks) {
+  Rounds r;
+  if (me != root) {
+    if (blocks[static_cast<size_t>(me)] > 0) send(r, root, blocks[static_cast<size_t>(me)]);
+    return r;
+  }
+  Round all;
+  for (int i = 0; i < n; ++i)
+    if (i != root && blocks[static_cast<size_t>(i)] > 0) all.recvs.push_back({i, blocks[static_cast<size_t>(i)]});
+  if (!all.recvs.empty()) r.push_back(std::move(all));
+  return r;
+}
+
+Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& blocks) {
+  Rounds r;
+  if (me != root) {
+    if (blocks[static_cast<size_t>(me)] > 0) recv(r, root, blocks[static_cast<size_t>(me)]);
+    return r;
+  }
+  Round all;
+  for (int i = 0; i < n; ++i)
+    if (i != root && blocks[static_cast<size_t>(i)] > 0) all.sends.push_back({i, blocks[static_cast<size_t>(i)]});
+  if (!all.sends.empty()) r.push_back(std::move(all));
+  return r;
+}
+
+Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
+  Rounds r;
+  for (int i = 1; i < n; ++i) {
+    const int to = (me + i) % n, from = (me - i + n) % n;
+    r.push_back(Round{{{to, blocks[static_cast<size_t>(to)]}}, {{from, blocks[static_cast<size_t>(me)]}}});
+  }
+  return r;
+}
+
+}  // namespace commprof::rounds

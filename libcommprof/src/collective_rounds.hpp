@@ -1,0 +1,59 @@
+// The point-to-point messages MPICH's default algorithms send for one
+// collective call, from one member's side, as rounds: in each round the
+// member posts its receives, starts its sends and waits for all of them
+// before the next round. Trace mode writes the collectives of a
+// sub-communicator this way (trace.cpp): SimGrid's time-independent replay
+// runs every collective action on MPI_COMM_WORLD, so a row's all-to-all
+// written as "alltoall" would replay as an all-to-all of the whole job.
+//
+// Ranks are the communicator's (0..n-1), sizes bytes. The algorithms and
+// switch points are MPICH 4.0's defaults, with simplifications listed in
+// docs/profiler.md: all-to-all's short-message Bruck algorithm is written
+// as the medium one (every block at once), allgatherv always uses the ring
+// and reduce-scatter the pairwise exchange. No MPI here: unit-tested on its own (tests/commprof).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace commprof::rounds {
+
+struct Message {
+  int peer;             // communicator rank
+  std::uint64_t bytes;  // may be 0 (barrier)
+};
+struct Round {
+  std::vector<Message> sends, recvs;
+};
+using Rounds = std::vector<Round>;
+
+// Dissemination: ceil(log2 n) rounds of one empty message.
+Rounds barrier(int n, int me);
+// Binomial tree from `root`: one receive, then one send per child, each a round.
+Rounds bcast(int n, int me, int root, std::uint64_t bytes);
+// Binomial tree to `root`: a receive per child, then the send to the parent.
+Rounds reduce(int n, int me, int root, std::uint64_t bytes);
+// Recursive doubling up to 2,048 bytes, else Rabenseifner (recursive halving,
+// then doubling); ranks beyond the largest power of two fold in first.
+Rounds allreduce(int n, int me, std::uint64_t bytes);
+// Blocks up to 32,768 bytes all at once; above, the pairwise exchange.
+Rounds alltoall(int n, int me, std::uint64_t block);
+// Every non-empty block at once; to[i] / from[i] are the bytes to and from i.
+Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from);
+// Recursive doubling (power of two, under 524,288 bytes in all), else Bruck
+// under 81,920, else the ring.
+Rounds allgather(int n, int me, std::uint64_t block);
+// The ring; blocks[i] is member i's contribution.
+Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks);
+// Binomial trees: subtrees' blocks move up (gather) or down (scatter).
+Rounds gather(int n, int me, int root, std::uint64_t block);
+Rounds scatter(int n, int me, int root, std::uint64_t block);
+// Linear: the root exchanges with every member at once; blocks[i] is member
+// i's block (read at the root; elsewhere only blocks[me] is used).
+Rounds gatherv(int n, int me, int root, const std::vector<std::uint64_t>& blocks);
+Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& blocks);
+// Pairwise exchange: in round i member me sends blocks[me + i] to me + i and
+// receives blocks[me] from me - i.
+Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks);
+
+}  // namespace commprof::rounds

@@ -1,0 +1,188 @@
+// The collectives of sub-communicators as trace mode writes them
+// (libcommprof/src/collective_rounds.hpp): exact rounds on hand-worked
+// cases, and on every size up to 9, every member and root, that each send
+// has its receive with the same bytes in the same order (the replay would
+// otherwise deadlock or move other volumes).
+#include <catch2/catch.hpp>
+
+#include <functional>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "collective_rounds.hpp"
+
+using commprof::rounds::Message;
+using commprof::rounds::Round;
+using commprof::rounds::Rounds;
+namespace rounds = commprof::rounds;
+
+namespace {
+
+bool same(const std::vector<Message>& a, const std::vector<std::pair<int, std::uint64_t>>& b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].peer != b[i].first || a[i].bytes != b[i].second) return false;
+  return true;
+}
+
+// Per ordered pair, the bytes of its messages in the order the sender sends
+// them and in the order the receiver posts them: equal when every member's
+// rounds belong to one call.
+void check_pairs(int n, const std::function<Rounds(int)>& of) {
+  std::map<std::pair<int, int>, std::vector<std::uint64_t>> sent, received;
+  std::uint64_t messages = 0;
+  for (int me = 0; me < n; ++me)
+    for (const Round& r : of(me)) {
+      for (const Message& m : r.sends) {
+        REQUIRE(m.peer >= 0);
+        REQUIRE(m.peer < n);
+        REQUIRE(m.peer != me);
+        sent[{me, m.peer}].push_back(m.bytes);
+        ++messages;
+      }
+      for (const Message& m : r.recvs) received[{m.peer, me}].push_back(m.bytes);
+    }
+  CHECK(sent == received);
+  if (n > 1) CHECK(messages > 0);
+}
+
+}  // namespace
+
+TEST_CASE("collective rounds: a binomial broadcast from rank 1 of 5") {
+  // Relative ranks: the root is 0 and sends to 4, 2, 1 (ranks 0, 3, 2);
+  // rank 4 (relative 3) receives from relative 2 (rank 3) and sends nothing.
+  const Rounds root = rounds::bcast(5, 1, 1, 100);
+  REQUIRE(root.size() == 3);
+  CHECK(same(root[0].sends, {{0, 100}}));
+  CHECK(same(root[1].sends, {{3, 100}}));
+  CHECK(same(root[2].sends, {{2, 100}}));
+  const Rounds leaf = rounds::bcast(5, 4, 1, 100);
+  REQUIRE(leaf.size() == 1);
+  CHECK(same(leaf[0].recvs, {{3, 100}}));
+  CHECK(leaf[0].sends.empty());
+}
+
+TEST_CASE("collective rounds: allreduce on 6 folds 2 pairs in, then Rabenseifner above 2,048 bytes") {
+  // 4 survivors (new ranks 0..3 = ranks 1, 3, 4, 5). Rank 0 hands its data
+  // to rank 1 and gets the result back.
+  const Rounds folded = rounds::allreduce(6, 0, 4096);
+  REQUIRE(folded.size() == 2);
+  CHECK(same(folded[0].sends, {{1, 4096}}));
+  CHECK(same(folded[1].recvs, {{1, 4096}}));
+  // Rank 5 is new rank 3: halving with new ranks 2 (rank 4) and 1 (rank 3),
+  // 2,048 then 1,024 bytes; doubling back in reverse.
+  const Rounds r5 = rounds::allreduce(6, 5, 4096);
+  REQUIRE(r5.size() == 4);
+  CHECK(same(r5[0].sends, {{4, 2048}}));
+  CHECK(same(r5[0].recvs, {{4, 2048}}));
+  CHECK(same(r5[1].sends, {{3, 1024}}));
+  CHECK(same(r5[2].sends, {{3, 1024}}));
+  CHECK(same(r5[3].sends, {{4, 2048}}));
+  // At 2,048 bytes, recursive doubling: the whole vector each step.
+  const Rounds small = rounds::allreduce(6, 5, 2048);
+  REQUIRE(small.size() == 2);
+  CHECK(same(small[0].sends, {{4, 2048}}));
+  CHECK(same(small[1].sends, {{3, 2048}}));
+}
+
+TEST_CASE("collective rounds: all-to-all at once up to 32 KiB blocks, pairwise above") {
+  const Rounds medium = rounds::alltoall(3, 0, 32768);
+  REQUIRE(medium.size() == 1);
+  CHECK(same(medium[0].sends, {{1, 32768}, {2, 32768}}));
+  CHECK(same(medium[0].recvs, {{1, 32768}, {2, 32768}}));
+  const Rounds large = rounds::alltoall(3, 0, 40000);
+  REQUIRE(large.size() == 2);
+  CHECK(same(large[0].sends, {{1, 40000}}));
+  CHECK(same(large[0].recvs, {{2, 40000}}));
+  CHECK(same(large[1].sends, {{2, 40000}}));
+  CHECK(same(large[1].recvs, {{1, 40000}}));
+  const Rounds xor4 = rounds::alltoall(4, 1, 40000);  // power of two: partners 1^1, 1^2, 1^3
+  REQUIRE(xor4.size() == 3);
+  CHECK(same(xor4[0].sends, {{0, 40000}}));
+  CHECK(same(xor4[1].sends, {{3, 40000}}));
+  CHECK(same(xor4[2].sends, {{2, 40000}}));
+}
+
+TEST_CASE("collective rounds: gather and scatter move whole subtrees") {
+  // 6 members, root 0: relative 4 holds 4 and 5, relative 2 holds 2 and 3.
+  const Rounds root = rounds::gather(6, 0, 0, 10);
+  REQUIRE(root.size() == 3);
+  CHECK(same(root[0].recvs, {{1, 10}}));
+  CHECK(same(root[1].recvs, {{2, 20}}));
+  CHECK(same(root[2].recvs, {{4, 20}}));
+  const Rounds four = rounds::gather(6, 4, 0, 10);
+  REQUIRE(four.size() == 2);
+  CHECK(same(four[0].recvs, {{5, 10}}));
+  CHECK(same(four[1].sends, {{0, 20}}));
+  const Rounds down = rounds::scatter(6, 0, 0, 10);
+  REQUIRE(down.size() == 3);
+  CHECK(same(down[0].sends, {{4, 20}}));
+  CHECK(same(down[1].sends, {{2, 20}}));
+  CHECK(same(down[2].sends, {{1, 10}}));
+}
+
+TEST_CASE("collective rounds: allgather by recursive doubling, Bruck and the ring") {
+  const Rounds doubling = rounds::allgather(4, 2, 100);  // 400 bytes in all, power of two
+  REQUIRE(doubling.size() == 2);
+  CHECK(same(doubling[0].sends, {{3, 100}}));
+  CHECK(same(doubling[1].sends, {{0, 200}}));
+  const Rounds bruck = rounds::allgather(5, 0, 100);  // not a power of two, under 80 KB
+  REQUIRE(bruck.size() == 3);
+  CHECK(same(bruck[0].sends, {{4, 100}}));
+  CHECK(same(bruck[1].sends, {{3, 200}}));
+  CHECK(same(bruck[2].sends, {{1, 100}}));  // the last step: 5 - 4 = 1 block
+  const Rounds ring = rounds::allgather(5, 0, 20000);  // 100 KB in all
+  REQUIRE(ring.size() == 4);
+  for (const Round& r : ring) CHECK(same(r.sends, {{1, 20000}}));
+}
+
+TEST_CASE("collective rounds: every send has its receive, on every size, member and root") {
+  for (int n = 1; n <= 9; ++n) {
+    std::vector<std::uint64_t> blocks(static_cast<size_t>(n)), to(static_cast<size_t>(n) * n);
+    for (int i = 0; i < n; ++i) blocks[static_cast<size_t>(i)] = 8 * static_cast<std::uint64_t>(i + 1);
+    for (int a = 0; a < n; ++a)
+      for (int b = 0; b < n; ++b) to[static_cast<size_t>(a * n + b)] = static_cast<std::uint64_t>((a + 2 * b) % 3);
+    auto row = [&](int a) {
+      std::vector<std::uint64_t> r(static_cast<size_t>(n));
+      for (int b = 0; b < n; ++b) r[static_cast<size_t>(b)] = to[static_cast<size_t>(a * n + b)];
+      return r;
+    };
+    auto column = [&](int b) {
+      std::vector<std::uint64_t> c(static_cast<size_t>(n));
+      for (int a = 0; a < n; ++a) c[static_cast<size_t>(a)] = to[static_cast<size_t>(a * n + b)];
+      return c;
+    };
+    check_pairs(n, [&](int me) { return rounds::barrier(n, me); });
+    for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{100}, std::uint64_t{2048}, std::uint64_t{100000}}) {
+      check_pairs(n, [&](int me) { return rounds::allreduce(n, me, bytes); });
+      check_pairs(n, [&](int me) { return rounds::alltoall(n, me, bytes); });
+      check_pairs(n, [&](int me) { return rounds::allgather(n, me, bytes); });
+    }
+    for (int root = 0; root < n; ++root) {
+      check_pairs(n, [&](int me) { return rounds::bcast(n, me, root, 64); });
+      check_pairs(n, [&](int me) { return rounds::reduce(n, me, root, 64); });
+      check_pairs(n, [&](int me) { return rounds::gather(n, me, root, 64); });
+      check_pairs(n, [&](int me) { return rounds::scatter(n, me, root, 64); });
+      check_pairs(n, [&](int me) { return rounds::gatherv(n, me, root, blocks); });
+      check_pairs(n, [&](int me) { return rounds::scatterv(n, me, root, blocks); });
+    }
+    check_pairs(n, [&](int me) { return rounds::alltoallv(n, me, row(me), column(me)); });
+    check_pairs(n, [&](int me) { return rounds::allgatherv(n, me, blocks); });
+    check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, blocks); });
+  }
+}
+
+TEST_CASE("collective rounds: the volumes MPICH moves") {
+  // Binomial gather: the root receives every other block once; a broadcast
+  // sends n - 1 messages in all; the ring allgatherv passes n - 1 blocks.
+  for (int n = 2; n <= 9; ++n) {
+    std::uint64_t gathered = 0, bcast_messages = 0;
+    for (const Round& r : rounds::gather(n, 0, 0, 10))
+      for (const Message& m : r.recvs) gathered += m.bytes;
+    for (int me = 0; me < n; ++me)
+      for (const Round& r : rounds::bcast(n, me, 0, 1)) bcast_messages += r.sends.size();
+    CHECK(gathered == 10 * static_cast<std::uint64_t>(n - 1));
+    CHECK(bcast_messages == static_cast<std::uint64_t>(n - 1));
+  }
+}
