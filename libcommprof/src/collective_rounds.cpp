@@ -213,30 +213,33 @@ Rounds scatter(int n, int me, int root, std::uint64_t block) {
   return r;
 }
 
-Rounds gatherv(int n, int me, int root, const std::vector<std::uint64_t>& blocks) {
+namespace {
+
+// The linear v-collectives: every member but the root exchanges its block
+// with the root, which posts all of them at once.
+Rounds linear(int n, int me, int root, const std::vector<std::uint64_t>& blocks, bool to_root) {
   Rounds r;
   if (me != root) {
-    if (blocks[static_cast<size_t>(me)] > 0) send(r, root, blocks[static_cast<size_t>(me)]);
+    const std::uint64_t own = blocks[static_cast<size_t>(me)];
+    if (own > 0) (to_root ? send : recv)(r, root, own);
     return r;
   }
   Round all;
+  std::vector<Message>& side = to_root ? all.recvs : all.sends;
   for (int i = 0; i < n; ++i)
-    if (i != root && blocks[static_cast<size_t>(i)] > 0) all.recvs.push_back({i, blocks[static_cast<size_t>(i)]});
-  if (!all.recvs.empty()) r.push_back(std::move(all));
+    if (i != root && blocks[static_cast<size_t>(i)] > 0) side.push_back({i, blocks[static_cast<size_t>(i)]});
+  if (!side.empty()) r.push_back(std::move(all));
   return r;
 }
 
+}  // namespace
+
+Rounds gatherv(int n, int me, int root, const std::vector<std::uint64_t>& blocks) {
+  return linear(n, me, root, blocks, true);
+}
+
 Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& blocks) {
-  Rounds r;
-  if (me != root) {
-    if (blocks[static_cast<size_t>(me)] > 0) recv(r, root, blocks[static_cast<size_t>(me)]);
-    return r;
-  }
-  Round all;
-  for (int i = 0; i < n; ++i)
-    if (i != root && blocks[static_cast<size_t>(i)] > 0) all.sends.push_back({i, blocks[static_cast<size_t>(i)]});
-  if (!all.sends.empty()) r.push_back(std::move(all));
-  return r;
+  return linear(n, me, root, blocks, false);
 }
 
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {

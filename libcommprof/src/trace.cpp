@@ -421,7 +421,24 @@ void write_rounds(Tracer& t, const SubComm& c, const char* op, const rounds::Rou
   marker(t, "end", -1);
 }
 
-std::uint64_t bytes(MPI_Count count, MPI_Datatype type) { return static_cast<std::uint64_t>(count) * type_size(type); }
+// Bytes per member, from an array of counts indexed by communicator rank.
+template <class Count>
+std::vector<std::uint64_t> blocks_of(const SubComm& c, const Count counts[], MPI_Datatype type) {
+  std::vector<std::uint64_t> blocks(static_cast<size_t>(c.n));
+  for (int i = 0; i < c.n; ++i) blocks[static_cast<size_t>(i)] = bytes_of(counts[i], type);
+  return blocks;
+}
+
+// A rooted v-collective's blocks: the root's counts at the root, elsewhere
+// only this member's own block (the counts are significant at the root only).
+template <class Count>
+std::vector<std::uint64_t> rooted_blocks_of(const SubComm& c, int root, const Count root_counts[], MPI_Datatype root_type,
+                                            std::uint64_t own) {
+  if (c.me == root) return blocks_of(c, root_counts, root_type);
+  std::vector<std::uint64_t> blocks(static_cast<size_t>(c.n), 0);
+  blocks[static_cast<size_t>(c.me)] = own;
+  return blocks;
+}
 
 std::size_t find_pending(const Tracer& t, MPI_Request handle) {
   if (handle == MPI_REQUEST_NULL) return t.pending.size();  // also what freed requests are set to
@@ -819,7 +836,7 @@ void barrier(MPI_Comm comm, const char* mpi_name) {
 void bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name) {
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
-    return write_rounds(t, *c, "bcast", rounds::bcast(c->n, c->me, root, bytes(count, type)));
+    return write_rounds(t, *c, "bcast", rounds::bcast(c->n, c->me, root, bytes_of(count, type)));
   if (!collective(t, comm, "bcast", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -831,7 +848,7 @@ void bcast(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const ch
 void reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const char* mpi_name) {
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
-    return write_rounds(t, *c, "reduce", rounds::reduce(c->n, c->me, root, bytes(count, type)));
+    return write_rounds(t, *c, "reduce", rounds::reduce(c->n, c->me, root, bytes_of(count, type)));
   if (!collective(t, comm, "reduce", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -844,7 +861,7 @@ void reduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, int root, const c
 void allreduce(MPI_Comm comm, MPI_Count count, MPI_Datatype type, const char* mpi_name) {
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
-    return write_rounds(t, *c, "allreduce", rounds::allreduce(c->n, c->me, bytes(count, type)));
+    return write_rounds(t, *c, "allreduce", rounds::allreduce(c->n, c->me, bytes_of(count, type)));
   if (!collective(t, comm, "allreduce", mpi_name)) return;
   const Sized s = sized(count, type);
   field(t, s.count);
@@ -857,7 +874,7 @@ void alltoall(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Datat
               MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
-    return write_rounds(t, *c, "alltoall", rounds::alltoall(c->n, c->me, bytes(recvcount, recvtype)));
+    return write_rounds(t, *c, "alltoall", rounds::alltoall(c->n, c->me, bytes_of(recvcount, recvtype)));
   if (!collective(t, comm, "alltoall", mpi_name)) return;
   const Sized out = sendbuf == MPI_IN_PLACE ? sized(recvcount, recvtype) : sized(sendcount, sendtype);
   const Sized in = sized(recvcount, recvtype);
@@ -878,7 +895,7 @@ void gather(MPI_Comm comm, const char* op, const void* sendbuf, MPI_Count sendco
     // receive side, significant on every member).
     const bool scatter = std::strcmp(op, "scatter") == 0;
     const std::uint64_t block =
-        scatter || sendbuf == MPI_IN_PLACE ? bytes(recvcount, recvtype) : bytes(sendcount, sendtype);
+        scatter || sendbuf == MPI_IN_PLACE ? bytes_of(recvcount, recvtype) : bytes_of(sendcount, sendtype);
     return write_rounds(t, *c, op,
                         scatter ? rounds::scatter(c->n, c->me, root, block) : rounds::gather(c->n, c->me, root, block));
   }
@@ -898,7 +915,7 @@ void allgather(MPI_Comm comm, const void* sendbuf, MPI_Count sendcount, MPI_Data
                MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
-    return write_rounds(t, *c, "allgather", rounds::allgather(c->n, c->me, bytes(recvcount, recvtype)));
+    return write_rounds(t, *c, "allgather", rounds::allgather(c->n, c->me, bytes_of(recvcount, recvtype)));
   if (!collective(t, comm, "allgather", mpi_name)) return;
   const Sized in = sized(recvcount, recvtype);
   const Sized out = sendbuf == MPI_IN_PLACE ? in : sized(sendcount, sendtype);
@@ -914,14 +931,11 @@ void alltoallv(MPI_Comm comm, const void* sendbuf, const Count sendcounts[], MPI
                const Count recvcounts[], MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
   const bool in_place = sendbuf == MPI_IN_PLACE;
-  if (const auto c = sub_comm(t, comm, mpi_name)) {
-    std::vector<std::uint64_t> to(static_cast<size_t>(c->n)), from(to.size());
-    for (int i = 0; i < c->n; ++i) {
-      to[static_cast<size_t>(i)] = in_place ? bytes(recvcounts[i], recvtype) : bytes(sendcounts[i], sendtype);
-      from[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
-    }
-    return write_rounds(t, *c, "alltoallv", rounds::alltoallv(c->n, c->me, to, from));
-  }
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "alltoallv",
+                        rounds::alltoallv(c->n, c->me,
+                                          in_place ? blocks_of(*c, recvcounts, recvtype) : blocks_of(*c, sendcounts, sendtype),
+                                          blocks_of(*c, recvcounts, recvtype)));
   if (!collective(t, comm, "alltoallv", mpi_name)) return;
   const Count* out_counts = in_place ? recvcounts : sendcounts;
   const Sized out = unit(in_place ? recvtype : sendtype), in = unit(recvtype);
@@ -941,13 +955,10 @@ template <class Count>
 void gatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
              MPI_Datatype recvtype, int root, const char* mpi_name) {
   Tracer& t = tracer();
-  if (const auto c = sub_comm(t, comm, mpi_name)) {
-    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n), 0);
-    for (int i = 0; i < c->n; ++i)
-      if (c->me == root) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
-    if (c->me != root) blocks[static_cast<size_t>(c->me)] = bytes(sendcount, sendtype);
-    return write_rounds(t, *c, "gatherv", rounds::gatherv(c->n, c->me, root, blocks));
-  }
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "gatherv",
+                        rounds::gatherv(c->n, c->me, root,
+                                        rooted_blocks_of(*c, root, recvcounts, recvtype, bytes_of(sendcount, sendtype))));
   if (!collective(t, comm, "gatherv", mpi_name)) return;
   const bool is_root = t.rank == root;
   const Sized in = unit(recvtype);
@@ -964,13 +975,10 @@ template <class Count>
 void scatterv(MPI_Comm comm, const Count sendcounts[], MPI_Datatype sendtype, const void* recvbuf, Count recvcount,
               MPI_Datatype recvtype, int root, const char* mpi_name) {
   Tracer& t = tracer();
-  if (const auto c = sub_comm(t, comm, mpi_name)) {
-    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n), 0);
-    for (int i = 0; i < c->n; ++i)
-      if (c->me == root) blocks[static_cast<size_t>(i)] = bytes(sendcounts[i], sendtype);
-    if (c->me != root) blocks[static_cast<size_t>(c->me)] = bytes(recvcount, recvtype);
-    return write_rounds(t, *c, "scatterv", rounds::scatterv(c->n, c->me, root, blocks));
-  }
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "scatterv",
+                        rounds::scatterv(c->n, c->me, root,
+                                         rooted_blocks_of(*c, root, sendcounts, sendtype, bytes_of(recvcount, recvtype))));
   if (!collective(t, comm, "scatterv", mpi_name)) return;
   const bool is_root = t.rank == root;
   const Sized out = unit(sendtype);
@@ -987,11 +995,8 @@ template <class Count>
 void allgatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatype sendtype, const Count recvcounts[],
                 MPI_Datatype recvtype, const char* mpi_name) {
   Tracer& t = tracer();
-  if (const auto c = sub_comm(t, comm, mpi_name)) {
-    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n));
-    for (int i = 0; i < c->n; ++i) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], recvtype);
-    return write_rounds(t, *c, "allgatherv", rounds::allgatherv(c->n, c->me, blocks));
-  }
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "allgatherv", rounds::allgatherv(c->n, c->me, blocks_of(*c, recvcounts, recvtype)));
   if (!collective(t, comm, "allgatherv", mpi_name)) return;
   const Sized in = unit(recvtype);
   const Sized out = sendbuf == MPI_IN_PLACE ? sized(recvcounts[t.rank], recvtype) : sized(sendcount, sendtype);
@@ -1005,11 +1010,8 @@ void allgatherv(MPI_Comm comm, const void* sendbuf, Count sendcount, MPI_Datatyp
 template <class Count>
 void reduce_scatter(MPI_Comm comm, const Count recvcounts[], MPI_Datatype type, const char* mpi_name) {
   Tracer& t = tracer();
-  if (const auto c = sub_comm(t, comm, mpi_name)) {
-    std::vector<std::uint64_t> blocks(static_cast<size_t>(c->n));
-    for (int i = 0; i < c->n; ++i) blocks[static_cast<size_t>(i)] = bytes(recvcounts[i], type);
-    return write_rounds(t, *c, "reducescatter", rounds::reduce_scatter(c->n, c->me, blocks));
-  }
+  if (const auto c = sub_comm(t, comm, mpi_name))
+    return write_rounds(t, *c, "reducescatter", rounds::reduce_scatter(c->n, c->me, blocks_of(*c, recvcounts, type)));
   if (!collective(t, comm, "reducescatter", mpi_name)) return;
   const Sized u = unit(type);
   for (int i = 0; i < t.size; ++i) field(t, static_cast<std::uint64_t>(recvcounts[i]) * u.count);
@@ -1022,7 +1024,7 @@ void reduce_scatter_block(MPI_Comm comm, MPI_Count recvcount, MPI_Datatype type,
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
     return write_rounds(t, *c, "reducescatter",
-                        rounds::reduce_scatter(c->n, c->me, std::vector<std::uint64_t>(static_cast<size_t>(c->n), bytes(recvcount, type))));
+                        rounds::reduce_scatter(c->n, c->me, std::vector<std::uint64_t>(static_cast<size_t>(c->n), bytes_of(recvcount, type))));
   if (!collective(t, comm, "reducescatter", mpi_name)) return;
   const Sized s = sized(recvcount, type);
   for (int i = 0; i < t.size; ++i) field(t, s.count);
