@@ -21,7 +21,7 @@
 //    still outstanding (so a cancelled receive must not be in the trace);
 //  - ranks are MPI_COMM_WORLD's and collectives run on MPI_COMM_WORLD: a
 //    collective of another communicator is written as the messages MPICH
-//    sends for it (collective_rounds.hpp), between two comment lines.
+//    sends for it (rankmap/mpich_collectives.hpp), between two comment lines.
 #include "trace.hpp"
 
 #include <fcntl.h>
@@ -42,12 +42,14 @@
 #include <unordered_map>
 #include <vector>
 
-#include "collective_rounds.hpp"
 #include "collectives.hpp"
 #include "hooks.hpp"
+#include "rankmap/mpich_collectives.hpp"
 #include "settings.hpp"
 
 namespace commprof::trace {
+
+namespace rounds = rankmap::mpich;
 
 
 namespace {
@@ -346,7 +348,7 @@ bool collective(Tracer& t, MPI_Comm comm, const char* name, const char* mpi_name
 
 // A collective of an intracommunicator that is not world's order (a split,
 // a group's communicator) is written as the point-to-point messages MPICH's
-// algorithm sends for it (collective_rounds.hpp), in world ranks: SimGrid's
+// algorithm sends for it (rankmap/mpich_collectives.hpp), in world ranks: SimGrid's
 // replay would run a collective action on MPI_COMM_WORLD, and a row's
 // all-to-all would replay as an all-to-all of the whole job. Each round's
 // receives are posted, its sends started, then each is waited for by

@@ -95,11 +95,25 @@ TEST_CASE("collectives: allreduce by recursive doubling and Rabenseifner") {
                                                    {{0, 2}, 100}, {{2, 0}, 100}, {{1, 3}, 100}, {{3, 1}, 100}});
   // Three ranks: 0 folds into 1, then 1 and 2 exchange; 1 returns the result to 0.
   CHECK(expand("allreduce", 3, -1, 100) == FlowMap{{{0, 1}, 100}, {{1, 0}, 100}, {{1, 2}, 100}, {{2, 1}, 100}});
-  // Long (4096 B > 2048): halving then doubling; the far pair (distance 2)
-  // carries m/2 each way in each phase, the near pair m/4.
+  // Long (4096 B > 2048): MPICH's recursive halving starts at distance 1
+  // (m/2 each way), then distance 2 (m/4); the allgather retraces them.
   const double m = 4096;
-  CHECK(expand("allreduce", 4, -1, m) == FlowMap{{{0, 1}, m / 2}, {{1, 0}, m / 2}, {{2, 3}, m / 2}, {{3, 2}, m / 2},
-                                                 {{0, 2}, m}, {{2, 0}, m}, {{1, 3}, m}, {{3, 1}, m}});
+  CHECK(expand("allreduce", 4, -1, m) == FlowMap{{{0, 1}, m}, {{1, 0}, m}, {{2, 3}, m}, {{3, 2}, m},
+                                                 {{0, 2}, m / 2}, {{2, 0}, m / 2}, {{1, 3}, m / 2}, {{3, 1}, m / 2}});
+  // Eight ranks: distances 1, 2, 4 carry m, m/2, m/4 each way.
+  const FlowMap eight = expand("allreduce", 8, -1, m);
+  CHECK(eight.size() == 24);
+  for (int r = 0; r < 8; ++r) {
+    CHECK(eight.at({r, r ^ 1}) == m);
+    CHECK(eight.at({r, r ^ 2}) == m / 2);
+    CHECK(eight.at({r, r ^ 4}) == m / 4);
+  }
+  // Six ranks: 0 folds into 1 and 2 into 3 (m each way, the result back);
+  // survivors 1, 3, 4, 5 are new ranks 0-3: (1,3) and (4,5) at distance 1
+  // carry m, (1,4) and (3,5) at distance 2 carry m/2.
+  CHECK(expand("allreduce", 6, -1, m) == FlowMap{{{0, 1}, m},     {{1, 0}, m},     {{2, 3}, m},     {{3, 2}, m},
+                                                 {{1, 3}, m},     {{3, 1}, m},     {{4, 5}, m},     {{5, 4}, m},
+                                                 {{1, 4}, m / 2}, {{4, 1}, m / 2}, {{3, 5}, m / 2}, {{5, 3}, m / 2}});
   // calls scale both messages and bytes; bytes is the sum over calls.
   std::vector<Flow> flows;
   REQUIRE(expand_collective(CollectiveRecord{0, "allreduce", -1, 3, 300}, {5, 9}, flows));
@@ -124,7 +138,8 @@ TEST_CASE("collectives: allgather shapes by size") {
 }
 
 TEST_CASE("collectives: reduce_scatter halves the vector, barrier sends only messages") {
-  // Whole vector 4 x 10 B: partner at distance 2 gets half (20), then distance 1 a quarter.
+  // Whole vector 4 x 10 B, under 512 KiB: recursive halving, the partner at
+  // distance 2 gets half (20), then distance 1 a quarter.
   CHECK(expand("reduce_scatter_block", 4, -1, 40) == FlowMap{{{0, 2}, 20}, {{2, 0}, 20}, {{1, 3}, 20}, {{3, 1}, 20},
                                                              {{0, 1}, 10}, {{1, 0}, 10}, {{2, 3}, 10}, {{3, 2}, 10}});
   std::vector<Flow> flows;
@@ -134,6 +149,28 @@ TEST_CASE("collectives: reduce_scatter halves the vector, barrier sends only mes
     CHECK(f.bytes == 0);
     CHECK(f.messages == 2);
   }
+}
+
+TEST_CASE("collectives: the shapes of MPICH's default algorithms, as trace mode writes them") {
+  // A power of two between 80 and 512 KiB in all: recursive doubling, not Bruck.
+  CHECK(expand("allgather", 4, -1, 4 * 25600) == FlowMap{{{0, 1}, 25600}, {{1, 0}, 25600}, {{2, 3}, 25600},
+                                                         {{3, 2}, 25600}, {{0, 2}, 51200}, {{2, 0}, 51200},
+                                                         {{1, 3}, 51200}, {{3, 1}, 51200}});
+  // gatherv and scatterv are linear: every member exchanges its block with the root.
+  CHECK(expand("gatherv", 4, 1, 40) == FlowMap{{{0, 1}, 10}, {{2, 1}, 10}, {{3, 1}, 10}});
+  CHECK(expand("scatterv", 4, 1, 40) == FlowMap{{{1, 0}, 10}, {{1, 2}, 10}, {{1, 3}, 10}});
+  // scan: partners rank ^ 2^k that exist, no folding (rank 2 has no partner at distance 1).
+  CHECK(expand("scan", 3, -1, 8) == FlowMap{{{0, 1}, 8}, {{1, 0}, 8}, {{0, 2}, 8}, {{2, 0}, 8}});
+  // reduce_scatter on 3: the pairwise exchange, every member's block from every other.
+  CHECK(expand("reduce_scatter", 3, -1, 30) ==
+        FlowMap{{{0, 1}, 10}, {{0, 2}, 10}, {{1, 2}, 10}, {{1, 0}, 10}, {{2, 0}, 10}, {{2, 1}, 10}});
+  // 512 KiB in all or more on a power of two: the pairwise exchange too.
+  CHECK(expand("reduce_scatter_block", 2, -1, 1 << 20) == FlowMap{{{0, 1}, 1 << 19}, {{1, 0}, 1 << 19}});
+  // A fractional mean payload (calls of different sizes) keeps the record's bytes:
+  // 3 calls, 301 bytes, from root 0 to 1.
+  const FlowMap fractional = expand("bcast", 2, 0, 301, 3);
+  REQUIRE(fractional.size() == 1);
+  CHECK(fractional.at({0, 1}) == Approx(301));
 }
 
 TEST_CASE("collectives: unknown operations are reported, ignore drops all") {

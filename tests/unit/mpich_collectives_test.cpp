@@ -1,5 +1,5 @@
-// The collectives of sub-communicators as trace mode writes them
-// (libcommprof/src/collective_rounds.hpp): exact rounds on hand-worked
+// MPICH's collective algorithms as rounds of messages (rankmap/mpich_collectives.hpp),
+// which trace mode writes for sub-communicators and the mapper's collective model sums: exact rounds on hand-worked
 // cases, and on every size up to 9, every member and root, that each send
 // has its receive with the same bytes in the same order (the replay would
 // otherwise deadlock or move other volumes).
@@ -10,12 +10,12 @@
 #include <utility>
 #include <vector>
 
-#include "collective_rounds.hpp"
+#include "rankmap/mpich_collectives.hpp"
 
-using commprof::rounds::Message;
-using commprof::rounds::Round;
-using commprof::rounds::Rounds;
-namespace rounds = commprof::rounds;
+using rankmap::mpich::Message;
+using rankmap::mpich::Round;
+using rankmap::mpich::Rounds;
+namespace rounds = rankmap::mpich;
 
 namespace {
 
@@ -137,6 +137,29 @@ TEST_CASE("collective rounds: allgather by recursive doubling, Bruck and the rin
   for (const Round& r : ring) CHECK(same(r.sends, {{1, 20000}}));
 }
 
+TEST_CASE("collective rounds: reduce-scatter halves on a power of two, pairwise otherwise; scan") {
+  // Member 1 of 4, blocks of 10, 20, 30, 40: it keeps [0, 2), sends the
+  // other half (70) to 3, then keeps [1, 2) and sends block 0 to 0.
+  const std::vector<std::uint64_t> blocks{10, 20, 30, 40};
+  const Rounds halving = rounds::reduce_scatter(4, 1, blocks);
+  REQUIRE(halving.size() == 2);
+  CHECK(same(halving[0].sends, {{3, 70}}));
+  CHECK(same(halving[0].recvs, {{3, 30}}));
+  CHECK(same(halving[1].sends, {{0, 10}}));
+  CHECK(same(halving[1].recvs, {{0, 20}}));
+  // 512 KiB in all: the pairwise exchange, member 1 sends block 1 + i to 1 + i.
+  const std::vector<std::uint64_t> large(4, 131072);
+  const Rounds pairwise = rounds::reduce_scatter(4, 1, large);
+  REQUIRE(pairwise.size() == 3);
+  CHECK(same(pairwise[0].sends, {{2, 131072}}));
+  CHECK(same(pairwise[0].recvs, {{0, 131072}}));
+  // Scan on 6: member 5 pairs with 4 (distance 1); 5 ^ 2 = 7 and 5 ^ 4 = 1: only 1.
+  const Rounds scan = rounds::scan(6, 5, 8);
+  REQUIRE(scan.size() == 2);
+  CHECK(same(scan[0].sends, {{4, 8}}));
+  CHECK(same(scan[1].sends, {{1, 8}}));
+}
+
 TEST_CASE("collective rounds: every send has its receive, on every size, member and root") {
   for (int n = 1; n <= 9; ++n) {
     std::vector<std::uint64_t> blocks(static_cast<size_t>(n)), to(static_cast<size_t>(n) * n);
@@ -154,6 +177,7 @@ TEST_CASE("collective rounds: every send has its receive, on every size, member 
       return c;
     };
     check_pairs(n, [&](int me) { return rounds::barrier(n, me); });
+    check_pairs(n, [&](int me) { return rounds::scan(n, me, 8); });
     for (std::uint64_t bytes : {std::uint64_t{0}, std::uint64_t{100}, std::uint64_t{2048}, std::uint64_t{100000}}) {
       check_pairs(n, [&](int me) { return rounds::allreduce(n, me, bytes); });
       check_pairs(n, [&](int me) { return rounds::alltoall(n, me, bytes); });
@@ -170,6 +194,7 @@ TEST_CASE("collective rounds: every send has its receive, on every size, member 
     check_pairs(n, [&](int me) { return rounds::alltoallv(n, me, row(me), column(me)); });
     check_pairs(n, [&](int me) { return rounds::allgatherv(n, me, blocks); });
     check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, blocks); });
+    check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), 200000)); });
   }
 }
 

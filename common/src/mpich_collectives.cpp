@@ -1,12 +1,13 @@
 // MPICH 4.0's default collective algorithms as rounds of messages
-// (collective_rounds.hpp). The loops follow MPICH's intra-communicator
+// (rankmap/mpich_collectives.hpp). The loops follow MPICH's intra-communicator
 // implementations (src/mpi/coll/*/): the same partners, in the same order,
 // with the same sizes, where the header says nothing else.
-#include "collective_rounds.hpp"
+#include "rankmap/mpich_collectives.hpp"
 
 #include <algorithm>
+#include <numeric>
 
-namespace commprof::rounds {
+namespace rankmap::mpich {
 
 namespace {
 
@@ -14,6 +15,7 @@ constexpr std::uint64_t kAllreduceShort = 2048;    // MPIR_CVAR_ALLREDUCE_SHORT_
 constexpr std::uint64_t kAlltoallMedium = 32768;   // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 constexpr std::uint64_t kAllgatherShort = 81920;   // MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE
 constexpr std::uint64_t kAllgatherLong = 524288;   // MPIR_CVAR_ALLGATHER_LONG_MSG_SIZE
+constexpr std::uint64_t kReduceScatterLong = 524288;  // MPIR_CVAR_REDUCE_SCATTER_COMMUTATIVE_LONG_MSG_SIZE
 
 bool power_of_two(int n) { return n > 0 && (n & (n - 1)) == 0; }
 int largest_power_of_two(int n) {
@@ -242,8 +244,35 @@ Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& block
   return linear(n, me, root, blocks, false);
 }
 
+Rounds scan(int n, int me, std::uint64_t bytes) {
+  Rounds r;
+  for (int mask = 1; mask < n; mask <<= 1)
+    if ((me ^ mask) < n) exchange(r, me ^ mask, bytes, bytes);
+  return r;
+}
+
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
   Rounds r;
+  const std::uint64_t total = std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0});
+  if (power_of_two(n) && total < kReduceScatterLong) {
+    // MPIR_Reduce_scatter_intra_recursive_halving: member me keeps the half
+    // of [lo, hi) that holds it and sends the partner the other half's blocks.
+    auto sum = [&](int from, int to) {
+      return std::accumulate(blocks.begin() + from, blocks.begin() + to, std::uint64_t{0});
+    };
+    int lo = 0, hi = n;
+    for (int mask = n >> 1; mask > 0; mask >>= 1) {
+      const int mid = lo + mask;
+      if (me < mid) {
+        exchange(r, me ^ mask, sum(mid, hi), sum(lo, mid));
+        hi = mid;
+      } else {
+        exchange(r, me ^ mask, sum(lo, mid), sum(mid, hi));
+        lo = mid;
+      }
+    }
+    return r;
+  }
   for (int i = 1; i < n; ++i) {
     const int to = (me + i) % n, from = (me - i + n) % n;
     r.push_back(Round{{{to, blocks[static_cast<size_t>(to)]}}, {{from, blocks[static_cast<size_t>(me)]}}});
@@ -251,4 +280,4 @@ Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
   return r;
 }
 
-}  // namespace commprof::rounds
+}  // namespace rankmap::mpich

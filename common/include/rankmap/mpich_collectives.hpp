@@ -1,22 +1,26 @@
 // The point-to-point messages MPICH's default algorithms send for one
 // collective call, from one member's side, as rounds: in each round the
 // member posts its receives, starts its sends and waits for all of them
-// before the next round. Trace mode writes the collectives of a
-// sub-communicator this way (trace.cpp): SimGrid's time-independent replay
-// runs every collective action on MPI_COMM_WORLD, so a row's all-to-all
-// written as "alltoall" would replay as an all-to-all of the whole job.
+// before the next round. One model, two users: libcommprof's trace mode
+// writes the collectives of a sub-communicator this way (SimGrid's
+// time-independent replay runs every collective action on MPI_COMM_WORLD, so
+// a row's all-to-all written as "alltoall" would replay as an all-to-all of
+// the whole job), and the mapper's collective model (mapper/src/collectives.cpp)
+// sums every member's sends into the communication graph.
 //
 // Ranks are the communicator's (0..n-1), sizes bytes. The algorithms and
-// switch points are MPICH 4.0's defaults, with simplifications listed in
-// docs/profiler.md: all-to-all's short-message Bruck algorithm is written
-// as the medium one (every block at once), allgatherv always uses the ring
-// and reduce-scatter the pairwise exchange. No MPI here: unit-tested on its own (tests/commprof).
+// switch points are MPICH 4.0's defaults for commutative built-in
+// operations, with simplifications listed in docs/profiler.md: broadcast is
+// always the binomial tree, all-to-all's short-message Bruck algorithm is
+// written as the medium one (every block at once), allgatherv always uses
+// the ring, and reduce-scatter on a size that is not a power of two the
+// pairwise exchange. No MPI here: unit-tested on its own (tests/unit).
 #pragma once
 
 #include <cstdint>
 #include <vector>
 
-namespace commprof::rounds {
+namespace rankmap::mpich {
 
 struct Message {
   int peer;             // communicator rank
@@ -52,8 +56,14 @@ Rounds scatter(int n, int me, int root, std::uint64_t block);
 // i's block (read at the root; elsewhere only blocks[me] is used).
 Rounds gatherv(int n, int me, int root, const std::vector<std::uint64_t>& blocks);
 Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& blocks);
-// Pairwise exchange: in round i member me sends blocks[me + i] to me + i and
+// Inclusive and exclusive scan: recursive doubling, partner me ^ 2^k while it
+// is a member (MPIR_Scan_intra_recursive_doubling; no folding).
+Rounds scan(int n, int me, std::uint64_t bytes);
+// blocks[i] is member i's share of the result. Recursive halving from the
+// farthest partner in (the half of the vector the partner keeps, then a
+// quarter, ...) on a power of two under 524,288 bytes in all; else the
+// pairwise exchange: in round i member me sends blocks[me + i] to me + i and
 // receives blocks[me] from me - i.
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks);
 
-}  // namespace commprof::rounds
+}  // namespace rankmap::mpich
