@@ -153,12 +153,17 @@ Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std:
   return r;
 }
 
+bool allgather_uses_ring(int n, std::uint64_t block) {
+  const std::uint64_t total = block * static_cast<std::uint64_t>(n);
+  return !(total < kAllgatherLong && power_of_two(n)) && total >= kAllgatherShort;
+}
+
 Rounds allgather(int n, int me, std::uint64_t block) {
   Rounds r;
   const std::uint64_t total = block * static_cast<std::uint64_t>(n);
   if (total < kAllgatherLong && power_of_two(n)) {
     for (int mask = 1; mask < n; mask <<= 1) exchange(r, me ^ mask, block * mask, block * mask);
-  } else if (total < kAllgatherShort) {
+  } else if (!allgather_uses_ring(n, block)) {
     // Bruck: round k sends 2^k blocks (fewer at the last) to me - 2^k.
     for (int k = 1; k < n; k <<= 1) {
       const std::uint64_t b = block * static_cast<std::uint64_t>(std::min(k, n - k));
@@ -251,33 +256,54 @@ Rounds scan(int n, int me, std::uint64_t bytes) {
   return r;
 }
 
-Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
+bool reduce_scatter_uses_pairwise(int n, std::uint64_t total) { return !(power_of_two(n) && total < kReduceScatterLong); }
+
+namespace {
+
+// MPIR_Reduce_scatter_intra_recursive_halving on a power of two: member me
+// keeps the half of [lo, hi) that holds it and sends the partner the other
+// half's blocks; sum(from, to) is the bytes of blocks from..to-1.
+template <class Sum>
+Rounds recursive_halving(int n, int me, Sum sum) {
   Rounds r;
-  const std::uint64_t total = std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0});
-  if (power_of_two(n) && total < kReduceScatterLong) {
-    // MPIR_Reduce_scatter_intra_recursive_halving: member me keeps the half
-    // of [lo, hi) that holds it and sends the partner the other half's blocks.
-    auto sum = [&](int from, int to) {
-      return std::accumulate(blocks.begin() + from, blocks.begin() + to, std::uint64_t{0});
-    };
-    int lo = 0, hi = n;
-    for (int mask = n >> 1; mask > 0; mask >>= 1) {
-      const int mid = lo + mask;
-      if (me < mid) {
-        exchange(r, me ^ mask, sum(mid, hi), sum(lo, mid));
-        hi = mid;
-      } else {
-        exchange(r, me ^ mask, sum(lo, mid), sum(mid, hi));
-        lo = mid;
-      }
+  int lo = 0, hi = n;
+  for (int mask = n >> 1; mask > 0; mask >>= 1) {
+    const int mid = lo + mask;
+    if (me < mid) {
+      exchange(r, me ^ mask, sum(mid, hi), sum(lo, mid));
+      hi = mid;
+    } else {
+      exchange(r, me ^ mask, sum(lo, mid), sum(mid, hi));
+      lo = mid;
     }
-    return r;
-  }
-  for (int i = 1; i < n; ++i) {
-    const int to = (me + i) % n, from = (me - i + n) % n;
-    r.push_back(Round{{{to, blocks[static_cast<size_t>(to)]}}, {{from, blocks[static_cast<size_t>(me)]}}});
   }
   return r;
+}
+
+template <class Block>
+Rounds pairwise(int n, int me, Block block) {
+  Rounds r;
+  for (int i = 1; i < n; ++i) {
+    const int to = (me + i) % n, from = (me - i + n) % n;
+    r.push_back(Round{{{to, block(to)}}, {{from, block(me)}}});
+  }
+  return r;
+}
+
+}  // namespace
+
+Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
+  std::vector<std::uint64_t> prefix(blocks.size() + 1, 0);
+  std::partial_sum(blocks.begin(), blocks.end(), prefix.begin() + 1);
+  if (!reduce_scatter_uses_pairwise(n, prefix.back()))
+    return recursive_halving(n, me, [&](int from, int to) { return prefix[static_cast<size_t>(to)] - prefix[static_cast<size_t>(from)]; });
+  return pairwise(n, me, [&](int i) { return blocks[static_cast<size_t>(i)]; });
+}
+
+Rounds reduce_scatter_block(int n, int me, std::uint64_t block) {
+  if (!reduce_scatter_uses_pairwise(n, block * static_cast<std::uint64_t>(n)))
+    return recursive_halving(n, me, [&](int from, int to) { return block * static_cast<std::uint64_t>(to - from); });
+  return pairwise(n, me, [&](int) { return block; });
 }
 
 }  // namespace rankmap::mpich

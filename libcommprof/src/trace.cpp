@@ -1026,7 +1026,7 @@ void reduce_scatter_block(MPI_Comm comm, MPI_Count recvcount, MPI_Datatype type,
   Tracer& t = tracer();
   if (const auto c = sub_comm(t, comm, mpi_name))
     return write_rounds(t, *c, "reducescatter",
-                        rounds::reduce_scatter(c->n, c->me, std::vector<std::uint64_t>(static_cast<size_t>(c->n), bytes_of(recvcount, type))));
+                        rounds::reduce_scatter_block(c->n, c->me, bytes_of(recvcount, type)));
   if (!collective(t, comm, "reducescatter", mpi_name)) return;
   const Sized s = sized(recvcount, type);
   for (int i = 0; i < t.size; ++i) field(t, s.count);

@@ -2,6 +2,11 @@
 // algorithm sends for one call (rankmap/mpich_collectives.hpp, the same
 // rounds trace mode writes for sub-communicators), every member's sends
 // summed, each counted `calls` times. docs/mapper.md has the table.
+//
+// The ring and the pairwise exchange take n - 1 rounds per member, n^2 in
+// all: those are summed here in closed form (the ring is one flow per member;
+// the pairwise exchange n - 1), so a world communicator of 32k ranks costs
+// O(n) or O(n^2) flows, never n^2 rounds built and thrown away.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -28,6 +33,11 @@ Payload payload(double mean) {
   return {whole, mean / static_cast<double>(whole)};
 }
 
+// Above this many members the pairwise exchange (every member to every other,
+// n (n - 1) flows: a million at 1,024, and as dense a graph) is modelled as
+// the ring instead: the same bytes leave every member, to one partner.
+constexpr int kMaxPairwiseMembers = 1024;
+
 }  // namespace
 
 bool expand_collective(const CollectiveRecord& record, const std::vector<int>& members, std::vector<Flow>& out) {
@@ -43,6 +53,30 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
                         op == "reduce_scatter_block";
   const Payload p = payload(by_block && n > 0 ? m / n : m);
   const std::vector<std::uint64_t> blocks(static_cast<size_t>(std::max(n, 0)), p.bytes);
+
+  if (n <= 1) return true;
+  auto emit = [&](int from, int to, double messages, double bytes) {
+    out.push_back(Flow{members[static_cast<size_t>(from)], members[static_cast<size_t>(to)], calls * messages,
+                       calls * bytes * p.scale});
+  };
+  // n - 1 blocks from every member to the next: the ring, summed.
+  auto ring = [&] {
+    for (int me = 0; me < n; ++me) emit(me, (me + 1) % n, n - 1, static_cast<double>(p.bytes) * (n - 1));
+  };
+  const std::uint64_t total = p.bytes * static_cast<std::uint64_t>(n);
+  if (op == "allgatherv" || (op == "allgather" && mpich::allgather_uses_ring(n, p.bytes))) {
+    ring();
+    return true;
+  }
+  if ((op == "reduce_scatter" || op == "reduce_scatter_block") && mpich::reduce_scatter_uses_pairwise(n, total)) {
+    if (n > kMaxPairwiseMembers) {
+      ring();
+    } else {
+      for (int me = 0; me < n; ++me)
+        for (int i = 1; i < n; ++i) emit(me, (me + i) % n, 1, static_cast<double>(p.bytes));
+    }
+    return true;
+  }
 
   std::function<mpich::Rounds(int me)> rounds_of;
   if (op == "barrier")
@@ -65,19 +99,14 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
     rounds_of = [&](int me) { return mpich::scatterv(n, me, root, blocks); };
   else if (op == "allgather")
     rounds_of = [&](int me) { return mpich::allgather(n, me, p.bytes); };
-  else if (op == "allgatherv")
-    rounds_of = [&](int me) { return mpich::allgatherv(n, me, blocks); };
   else if (op == "reduce_scatter" || op == "reduce_scatter_block")
-    rounds_of = [&](int me) { return mpich::reduce_scatter(n, me, blocks); };
+    rounds_of = [&](int me) { return mpich::reduce_scatter_block(n, me, p.bytes); };
   else
     return false;
 
-  if (n <= 1) return true;
   for (int me = 0; me < n; ++me)
     for (const mpich::Round& round : rounds_of(me))
-      for (const mpich::Message& message : round.sends)
-        out.push_back(Flow{members[static_cast<size_t>(me)], members[static_cast<size_t>(message.peer)], calls,
-                           calls * static_cast<double>(message.bytes) * p.scale});
+      for (const mpich::Message& message : round.sends) emit(me, message.peer, 1, static_cast<double>(message.bytes));
   return true;
 }
 

@@ -61,9 +61,16 @@ Result<Traffic> traffic_from_profile(const Profile& profile, CollectiveModel col
   if (collectives == CollectiveModel::model) {
     std::unordered_map<int, const CommunicatorRecord*> comms;
     for (const CommunicatorRecord& c : profile.communicators) comms[c.id] = &c;
+    // Every record adds its flows; merging whenever they have doubled keeps
+    // the list within twice the distinct pairs, however many records there are.
+    size_t merged = t.flows.size();
     for (const CollectiveRecord& c : profile.collectives) {
       if (!expand_collective(c, comms.at(c.comm)->world_ranks, t.flows))
         t.notes.push_back("collective '" + c.op + "' is not modelled; its traffic is ignored");
+      if (t.flows.size() > 2 * merged + (size_t{1} << 20)) {
+        merge_flows(t.flows);
+        merged = t.flows.size();
+      }
     }
   }
   merge_flows(t.flows);

@@ -166,6 +166,21 @@ TEST_CASE("collectives: the shapes of MPICH's default algorithms, as trace mode 
         FlowMap{{{0, 1}, 10}, {{0, 2}, 10}, {{1, 2}, 10}, {{1, 0}, 10}, {{2, 0}, 10}, {{2, 1}, 10}});
   // 512 KiB in all or more on a power of two: the pairwise exchange too.
   CHECK(expand("reduce_scatter_block", 2, -1, 1 << 20) == FlowMap{{{0, 1}, 1 << 19}, {{1, 0}, 1 << 19}});
+  // The pairwise exchange up to 1,024 members, every member to every other;
+  // above, the ring (the same bytes leave every member: n (n - 1) flows would
+  // be a complete graph of a million edges and more).
+  for (const int members : {1024, 1025}) {
+    std::vector<int> world(static_cast<size_t>(members));
+    for (int i = 0; i < members; ++i) world[static_cast<size_t>(i)] = i;
+    std::vector<Flow> flows;
+    const std::uint64_t whole = static_cast<std::uint64_t>(members) * 1024;  // 1 KiB blocks: 1 MiB in all
+    REQUIRE(expand_collective(CollectiveRecord{0, "reduce_scatter_block", -1, 1, whole}, world, flows));
+    double sent_by_0 = 0;
+    for (const Flow& f : flows)
+      if (f.src == 0) sent_by_0 += f.bytes;
+    CHECK(sent_by_0 == 1024.0 * (members - 1));
+    CHECK(flows.size() == (members == 1024 ? size_t{1024} * 1023 : size_t{1025}));
+  }
   // A fractional mean payload (calls of different sizes) keeps the record's bytes:
   // 3 calls, 301 bytes, from root 0 to 1.
   const FlowMap fractional = expand("bcast", 2, 0, 301, 3);

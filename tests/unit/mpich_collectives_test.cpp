@@ -5,6 +5,7 @@
 // otherwise deadlock or move other volumes).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <utility>
@@ -195,6 +196,25 @@ TEST_CASE("collective rounds: every send has its receive, on every size, member 
     check_pairs(n, [&](int me) { return rounds::allgatherv(n, me, blocks); });
     check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, blocks); });
     check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), 200000)); });
+    // The equal-block form is the same algorithm (halving below 512 KiB in all, pairwise above).
+    for (std::uint64_t block : {std::uint64_t{8}, std::uint64_t{200000}})
+      for (int me = 0; me < n; ++me) {
+        const Rounds a = rounds::reduce_scatter_block(n, me, block);
+        const Rounds b = rounds::reduce_scatter(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), block));
+        REQUIRE(a.size() == b.size());
+        for (size_t k = 0; k < a.size(); ++k) {
+          CHECK(a[k].sends.size() == b[k].sends.size());
+          CHECK(a[k].recvs.size() == b[k].recvs.size());
+          for (size_t i = 0; i < std::min(a[k].sends.size(), b[k].sends.size()); ++i) {
+            CHECK(a[k].sends[i].peer == b[k].sends[i].peer);
+            CHECK(a[k].sends[i].bytes == b[k].sends[i].bytes);
+          }
+          for (size_t i = 0; i < std::min(a[k].recvs.size(), b[k].recvs.size()); ++i) {
+            CHECK(a[k].recvs[i].peer == b[k].recvs[i].peer);
+            CHECK(a[k].recvs[i].bytes == b[k].recvs[i].bytes);
+          }
+        }
+      }
   }
 }
 

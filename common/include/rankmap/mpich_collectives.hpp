@@ -45,8 +45,9 @@ Rounds alltoall(int n, int me, std::uint64_t block);
 // Every non-empty block at once; to[i] / from[i] are the bytes to and from i.
 Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std::vector<std::uint64_t>& from);
 // Recursive doubling (power of two, under 524,288 bytes in all), else Bruck
-// under 81,920, else the ring.
+// under 81,920, else the ring (allgather_uses_ring).
 Rounds allgather(int n, int me, std::uint64_t block);
+bool allgather_uses_ring(int n, std::uint64_t block);
 // The ring; blocks[i] is member i's contribution.
 Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks);
 // Binomial trees: subtrees' blocks move up (gather) or down (scatter).
@@ -62,8 +63,12 @@ Rounds scan(int n, int me, std::uint64_t bytes);
 // blocks[i] is member i's share of the result. Recursive halving from the
 // farthest partner in (the half of the vector the partner keeps, then a
 // quarter, ...) on a power of two under 524,288 bytes in all; else the
-// pairwise exchange: in round i member me sends blocks[me + i] to me + i and
-// receives blocks[me] from me - i.
+// pairwise exchange (reduce_scatter_uses_pairwise): in round i member me
+// sends blocks[me + i] to me + i and receives blocks[me] from me - i.
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks);
+// The same with every block of `block` bytes (MPI_Reduce_scatter_block), in
+// O(log n) for the halving.
+Rounds reduce_scatter_block(int n, int me, std::uint64_t block);
+bool reduce_scatter_uses_pairwise(int n, std::uint64_t total);
 
 }  // namespace rankmap::mpich
