@@ -11,6 +11,9 @@ namespace rankmap::mpich {
 
 namespace {
 
+constexpr std::uint64_t kBcastShort = 12288;       // MPIR_CVAR_BCAST_SHORT_MSG_SIZE
+constexpr int kBcastMinProcs = 8;                  // MPIR_CVAR_BCAST_MIN_PROCS
+constexpr std::uint64_t kBcastLong = 524288;       // MPIR_CVAR_BCAST_LONG_MSG_SIZE
 constexpr std::uint64_t kAllreduceShort = 2048;    // MPIR_CVAR_ALLREDUCE_SHORT_MSG_SIZE
 constexpr std::uint64_t kAlltoallMedium = 32768;   // MPIR_CVAR_ALLTOALL_MEDIUM_MSG_SIZE
 constexpr std::uint64_t kAllgatherShort = 81920;   // MPIR_CVAR_ALLGATHER_SHORT_MSG_SIZE
@@ -50,12 +53,57 @@ Rounds barrier(int n, int me) {
   return r;
 }
 
+bool bcast_scatters(int n, std::uint64_t bytes) { return bytes >= kBcastShort && n >= kBcastMinProcs; }
+bool bcast_uses_ring(int n, std::uint64_t bytes) {
+  return bcast_scatters(n, bytes) && !(bytes < kBcastLong && power_of_two(n));
+}
+
+std::uint64_t bcast_pieces(int n, std::uint64_t bytes, int first, int count) {
+  const std::uint64_t piece = (bytes + static_cast<std::uint64_t>(n) - 1) / static_cast<std::uint64_t>(n);
+  const std::uint64_t start = piece * static_cast<std::uint64_t>(first);
+  if (start >= bytes) return 0;
+  return std::min(piece * static_cast<std::uint64_t>(count), bytes - start);
+}
+
+Rounds bcast_scatter(int n, int me, int root, std::uint64_t bytes) {
+  // MPII_Scatter_for_bcast: relative rank vr gets the pieces of its subtree
+  // from its parent, then hands each child the pieces of the child's.
+  Rounds r;
+  const int vr = relative(n, me, root), low = lowest_bit_or_top(n, vr);
+  if (vr != 0)
+    if (const std::uint64_t b = bcast_pieces(n, bytes, vr, low); b > 0) recv(r, absolute(n, vr - low, root), b);
+  for (int mask = low >> 1; mask > 0; mask >>= 1)
+    if (vr + mask < n)
+      if (const std::uint64_t b = bcast_pieces(n, bytes, vr + mask, mask); b > 0)
+        send(r, absolute(n, vr + mask, root), b);
+  return r;
+}
+
 Rounds bcast(int n, int me, int root, std::uint64_t bytes) {
   Rounds r;
   const int vr = relative(n, me, root), low = lowest_bit_or_top(n, vr);
-  if (vr != 0) recv(r, absolute(n, vr - low, root), bytes);
-  for (int mask = low >> 1; mask > 0; mask >>= 1)
-    if (vr + mask < n) send(r, absolute(n, vr + mask, root), bytes);
+  if (!bcast_scatters(n, bytes)) {
+    if (vr != 0) recv(r, absolute(n, vr - low, root), bytes);
+    for (int mask = low >> 1; mask > 0; mask >>= 1)
+      if (vr + mask < n) send(r, absolute(n, vr + mask, root), bytes);
+    return r;
+  }
+  r = bcast_scatter(n, me, root, bytes);
+  if (bcast_uses_ring(n, bytes)) {
+    // MPIR_Bcast_intra_scatter_ring_allgather: round i passes piece
+    // vr - i + 1 on to me + 1 and takes piece vr - i from me - 1 (empty
+    // pieces are still sent, as MPICH's Sendrecv of 0 bytes).
+    for (int i = 1; i < n; ++i)
+      r.push_back(Round{{{(me + 1) % n, bcast_pieces(n, bytes, (vr - i + 1 + n) % n, 1)}},
+                        {{(me - 1 + n) % n, bcast_pieces(n, bytes, (vr - i + n) % n, 1)}}});
+  } else {
+    // MPIR_Bcast_intra_scatter_recursive_doubling_allgather (a power of
+    // two): at distance 2^k the pieces of the two subtrees of 2^k.
+    for (int mask = 1; mask < n; mask <<= 1) {
+      const int partner = vr ^ mask, mine = vr & ~(mask - 1), theirs = partner & ~(mask - 1);
+      exchange(r, absolute(n, partner, root), bcast_pieces(n, bytes, mine, mask), bcast_pieces(n, bytes, theirs, mask));
+    }
+  }
   return r;
 }
 

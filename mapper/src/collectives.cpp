@@ -3,10 +3,11 @@
 // rounds trace mode writes for sub-communicators), every member's sends
 // summed, each counted `calls` times. docs/mapper.md has the table.
 //
-// The ring and the pairwise exchange take n - 1 rounds per member, n^2 in
-// all: those are summed here in closed form (the ring is one flow per member;
-// the pairwise exchange n - 1), so a world communicator of 32k ranks costs
-// O(n) or O(n^2) flows, never n^2 rounds built and thrown away.
+// The rings (allgather, allgatherv, a long broadcast's second half) and the
+// pairwise exchange take n - 1 rounds per member, n^2 in all: those are
+// summed here in closed form (a ring is one flow per member; the pairwise
+// exchange n - 1), so a world communicator of 32k ranks costs O(n) or
+// O(n^2) flows, never n^2 rounds built and thrown away.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -66,6 +67,17 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
   const std::uint64_t total = p.bytes * static_cast<std::uint64_t>(n);
   if (op == "allgatherv" || (op == "allgather" && mpich::allgather_uses_ring(n, p.bytes))) {
     ring();
+    return true;
+  }
+  if (op == "bcast" && mpich::bcast_uses_ring(n, p.bytes)) {
+    // The scatter down the tree, then the ring: member me passes every
+    // piece but that of the member after it on to me + 1.
+    for (int me = 0; me < n; ++me) {
+      for (const mpich::Round& round : mpich::bcast_scatter(n, me, root, p.bytes))
+        for (const mpich::Message& message : round.sends) emit(me, message.peer, 1, static_cast<double>(message.bytes));
+      const int after = ((me - root + n) % n + 1) % n;  // relative rank of me + 1
+      emit(me, (me + 1) % n, n - 1, static_cast<double>(p.bytes - mpich::bcast_pieces(n, p.bytes, after, 1)));
+    }
     return true;
   }
   if ((op == "reduce_scatter" || op == "reduce_scatter_block") && mpich::reduce_scatter_uses_pairwise(n, total)) {

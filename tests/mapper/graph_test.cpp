@@ -6,6 +6,7 @@
 #include <set>
 
 #include "rankmap/comm_graph.hpp"
+#include "rankmap/mpich_collectives.hpp"
 
 using namespace rankmap;
 
@@ -181,6 +182,19 @@ TEST_CASE("collectives: the shapes of MPICH's default algorithms, as trace mode 
     CHECK(sent_by_0 == 1024.0 * (members - 1));
     CHECK(flows.size() == (members == 1024 ? size_t{1024} * 1023 : size_t{1025}));
   }
+  // A long broadcast: the scatter and the ring's closed form (9 members) and
+  // the doubling (8) carry what every member's rounds send.
+  for (const int members : {8, 9})
+    for (const double bytes : {20000.0, 600000.0}) {
+      FlowMap rounds_sum;
+      for (int me = 0; me < members; ++me)
+        for (const rankmap::mpich::Round& r : rankmap::mpich::bcast(members, me, 2, static_cast<std::uint64_t>(bytes)))
+          for (const rankmap::mpich::Message& m : r.sends)
+            if (m.bytes > 0) rounds_sum[{me, m.peer}] += static_cast<double>(m.bytes);
+      FlowMap model = expand("bcast", members, 2, bytes);
+      for (auto it = model.begin(); it != model.end();) it = it->second > 0 ? std::next(it) : model.erase(it);
+      CHECK(model == rounds_sum);
+    }
   // A fractional mean payload (calls of different sizes) keeps the record's bytes:
   // 3 calls, 301 bytes, from root 0 to 1.
   const FlowMap fractional = expand("bcast", 2, 0, 301, 3);

@@ -138,6 +138,53 @@ TEST_CASE("collective rounds: allgather by recursive doubling, Bruck and the rin
   for (const Round& r : ring) CHECK(same(r.sends, {{1, 20000}}));
 }
 
+TEST_CASE("collective rounds: a long broadcast scatters, then gathers by doubling or the ring") {
+  // 8 members, 16,000 bytes: pieces of 2,000. The root hands 4 the pieces
+  // 4-7, 2 the pieces 2-3, 1 piece 1, then exchanges 2,000, 4,000 and 8,000
+  // bytes with 1, 2 and 4 (recursive doubling: a power of two under 512 KiB).
+  const Rounds root = rounds::bcast(8, 0, 0, 16000);
+  REQUIRE(root.size() == 6);
+  CHECK(same(root[0].sends, {{4, 8000}}));
+  CHECK(same(root[1].sends, {{2, 4000}}));
+  CHECK(same(root[2].sends, {{1, 2000}}));
+  CHECK(same(root[3].sends, {{1, 2000}}));
+  CHECK(same(root[3].recvs, {{1, 2000}}));
+  CHECK(same(root[4].sends, {{2, 4000}}));
+  CHECK(same(root[5].sends, {{4, 8000}}));
+  CHECK(same(root[5].recvs, {{4, 8000}}));
+  // Member 5 (root 1, so relative 4): the pieces 4-7 from the root, pieces
+  // 6-7 on to relative 6 (member 7), piece 5 to relative 5 (member 6).
+  const Rounds five = rounds::bcast(8, 5, 1, 16000);
+  CHECK(same(five[0].recvs, {{1, 8000}}));
+  CHECK(same(five[1].sends, {{7, 4000}}));
+  CHECK(same(five[2].sends, {{6, 2000}}));
+  // 9 members: the ring. 20,000 bytes in pieces of 2,223 (the last 2,216).
+  // Member 0 (the root) first passes its own piece to 1 and takes piece 8 from 8.
+  const Rounds ring = rounds::bcast(9, 0, 0, 20000);
+  const size_t scattered = rounds::bcast_scatter(9, 0, 0, 20000).size();
+  REQUIRE(ring.size() == scattered + 8);
+  CHECK(same(ring[scattered].sends, {{1, 2223}}));
+  CHECK(same(ring[scattered].recvs, {{8, 2216}}));
+  // Below 12,288 bytes or 8 members: the binomial tree, the whole buffer.
+  CHECK(same(rounds::bcast(8, 0, 0, 12287)[0].sends, {{4, 12287}}));
+  CHECK(same(rounds::bcast(7, 0, 0, 100000)[0].sends, {{4, 100000}}));
+}
+
+TEST_CASE("collective rounds: after a scattered broadcast's scatter, every member receives all it lacks") {
+  for (int n = 8; n <= 17; ++n)
+    for (std::uint64_t bytes : {std::uint64_t{12288}, std::uint64_t{100003}, std::uint64_t{600000}})
+      for (int root : {0, n / 2, n - 1})
+        for (int me = 0; me < n; ++me) {
+          const Rounds all = rounds::bcast(n, me, root, bytes);
+          const size_t scattered = rounds::bcast_scatter(n, me, root, bytes).size();
+          std::uint64_t gathered = 0;
+          for (size_t k = scattered; k < all.size(); ++k)
+            for (const Message& m : all[k].recvs) gathered += m.bytes;
+          const int vr = (me - root + n) % n;
+          CHECK(gathered == bytes - rounds::bcast_pieces(n, bytes, vr, 1));
+        }
+}
+
 TEST_CASE("collective rounds: reduce-scatter halves on a power of two, pairwise otherwise; scan") {
   // Member 1 of 4, blocks of 10, 20, 30, 40: it keeps [0, 2), sends the
   // other half (70) to 3, then keeps [1, 2) and sends block 0 to 0.
@@ -185,7 +232,8 @@ TEST_CASE("collective rounds: every send has its receive, on every size, member 
       check_pairs(n, [&](int me) { return rounds::allgather(n, me, bytes); });
     }
     for (int root = 0; root < n; ++root) {
-      check_pairs(n, [&](int me) { return rounds::bcast(n, me, root, 64); });
+      for (std::uint64_t bytes : {std::uint64_t{64}, std::uint64_t{20000}, std::uint64_t{600000}})
+        check_pairs(n, [&](int me) { return rounds::bcast(n, me, root, bytes); });
       check_pairs(n, [&](int me) { return rounds::reduce(n, me, root, 64); });
       check_pairs(n, [&](int me) { return rounds::gather(n, me, root, 64); });
       check_pairs(n, [&](int me) { return rounds::scatter(n, me, root, 64); });

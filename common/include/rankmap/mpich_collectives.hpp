@@ -10,8 +10,8 @@
 //
 // Ranks are the communicator's (0..n-1), sizes bytes. The algorithms and
 // switch points are MPICH 4.0's defaults for commutative built-in
-// operations, with simplifications listed in docs/profiler.md: broadcast is
-// always the binomial tree, all-to-all's short-message Bruck algorithm is
+// operations and flat (not SMP-aware) communicators, with simplifications
+// listed in docs/profiler.md: all-to-all's short-message Bruck algorithm is
 // written as the medium one (every block at once), allgatherv always uses
 // the ring, and reduce-scatter on a size that is not a power of two the
 // pairwise exchange. No MPI here: unit-tested on its own (tests/unit).
@@ -33,8 +33,18 @@ using Rounds = std::vector<Round>;
 
 // Dissemination: ceil(log2 n) rounds of one empty message.
 Rounds barrier(int n, int me);
-// Binomial tree from `root`: one receive, then one send per child, each a round.
+// Under 12,288 bytes or on fewer than 8 members: the binomial tree from
+// `root`, one receive, then one send per child, each a round. Longer: the
+// buffer cut in n pieces of ceil(bytes / n) (the last ones shorter or
+// empty), scattered down the same tree (bcast_scatter), then gathered back
+// by recursive doubling (a power of two under 524,288 bytes) or the ring
+// (bcast_uses_ring: n - 1 rounds, piece after piece to me + 1).
 Rounds bcast(int n, int me, int root, std::uint64_t bytes);
+Rounds bcast_scatter(int n, int me, int root, std::uint64_t bytes);
+bool bcast_scatters(int n, std::uint64_t bytes);
+bool bcast_uses_ring(int n, std::uint64_t bytes);
+// Bytes of the pieces first..first+count-1 of a scattered broadcast.
+std::uint64_t bcast_pieces(int n, std::uint64_t bytes, int first, int count);
 // Binomial tree to `root`: a receive per child, then the send to the parent.
 Rounds reduce(int n, int me, int root, std::uint64_t bytes);
 // Recursive doubling up to 2,048 bytes, else Rabenseifner (recursive halving,
