@@ -5,7 +5,8 @@
 // --replay-profile`) is written or refused, never more than its action
 // limit, and reads back through the trace reader with the profile's pairs;
 // the mapper's bulk model runs that program on a small torus to a time (or
-// stops at its work cap), never crashing or hanging.
+// stops at its work cap), never crashing or hanging; the collective model
+// expands its records into valid flows.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -31,6 +32,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       again->collectives.size() != profile->collectives.size())
     std::abort();
   if (profile->ranks > 64) return 0;
+  // The collective model (MPICH's rounds, summed): valid flows whatever the
+  // records' operations, roots, sizes and call counts.
+  if (auto modelled = rankmap::traffic_from_profile(*profile, rankmap::CollectiveModel::model);
+      modelled && !modelled->check())
+    std::abort();
   rankmap::simulation::BulkTraceOptions options;
   options.max_actions = 20'000;
   auto bulk = rankmap::simulation::bulk_trace(profile->ranks, profile->p2p, options);
