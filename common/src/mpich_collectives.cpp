@@ -224,13 +224,38 @@ Rounds allgather(int n, int me, std::uint64_t block) {
 }
 
 Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks) {
-  // Ring: in round i member me passes on the block of me - i + 1 and
-  // receives that of me - i.
+  // MPIR_Allgatherv_intra_auto: allgather's switch points on the total.
+  std::vector<std::uint64_t> prefix(blocks.size() + 1, 0);
+  std::partial_sum(blocks.begin(), blocks.end(), prefix.begin() + 1);
+  const std::uint64_t total = prefix.back();
+  // Blocks of members first, first + 1, ..., count of them, around the ring.
+  auto blocks_from = [&](int first, int count) {
+    const int end = first + count;
+    if (end <= n) return prefix[static_cast<size_t>(end)] - prefix[static_cast<size_t>(first)];
+    return total - prefix[static_cast<size_t>(first)] + prefix[static_cast<size_t>(end - n)];
+  };
   Rounds r;
-  for (int i = 1; i < n; ++i) {
-    const std::uint64_t out = blocks[static_cast<size_t>((me - i + 1 + n) % n)];
-    const std::uint64_t in = blocks[static_cast<size_t>((me - i + n) % n)];
-    r.push_back(Round{{{(me + 1) % n, out}}, {{(me - 1 + n) % n, in}}});
+  if (total < kAllgatherLong && power_of_two(n)) {
+    // Recursive doubling: the blocks of the two subtrees of 2^k.
+    for (int mask = 1; mask < n; mask <<= 1) {
+      const int partner = me ^ mask;
+      exchange(r, partner, blocks_from(me & ~(mask - 1), mask), blocks_from(partner & ~(mask - 1), mask));
+    }
+  } else if (total < kAllgatherShort) {
+    // Bruck: round k sends the blocks of me .. me + 2^k - 1 (fewer at the
+    // last) to me - 2^k and takes those of me + 2^k onwards.
+    for (int k = 1; k < n; k <<= 1) {
+      const int count = std::min(k, n - k);
+      r.push_back(Round{{{(me - k + n) % n, blocks_from(me, count)}}, {{(me + k) % n, blocks_from((me + k) % n, count)}}});
+    }
+  } else {
+    // Ring: in round i member me passes on the block of me - i + 1 and
+    // receives that of me - i.
+    for (int i = 1; i < n; ++i) {
+      const std::uint64_t out = blocks[static_cast<size_t>((me - i + 1 + n) % n)];
+      const std::uint64_t in = blocks[static_cast<size_t>((me - i + n) % n)];
+      r.push_back(Round{{{(me + 1) % n, out}}, {{(me - 1 + n) % n, in}}});
+    }
   }
   return r;
 }

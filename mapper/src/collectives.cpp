@@ -65,7 +65,8 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
     for (int me = 0; me < n; ++me) emit(me, (me + 1) % n, n - 1, static_cast<double>(p.bytes) * (n - 1));
   };
   const std::uint64_t total = p.bytes * static_cast<std::uint64_t>(n);
-  if (op == "allgatherv" || (op == "allgather" && mpich::allgather_uses_ring(n, p.bytes))) {
+  // allgatherv's blocks are the record's total split evenly: allgather's rounds.
+  if ((op == "allgather" || op == "allgatherv") && mpich::allgather_uses_ring(n, p.bytes)) {
     ring();
     return true;
   }
@@ -109,7 +110,7 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
     rounds_of = [&](int me) { return mpich::gatherv(n, me, root, blocks); };
   else if (op == "scatterv")
     rounds_of = [&](int me) { return mpich::scatterv(n, me, root, blocks); };
-  else if (op == "allgather")
+  else if (op == "allgather" || op == "allgatherv")
     rounds_of = [&](int me) { return mpich::allgather(n, me, p.bytes); };
   else if (op == "reduce_scatter" || op == "reduce_scatter_block")
     rounds_of = [&](int me) { return mpich::reduce_scatter_block(n, me, p.bytes); };

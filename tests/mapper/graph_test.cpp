@@ -157,6 +157,11 @@ TEST_CASE("collectives: the shapes of MPICH's default algorithms, as trace mode 
   CHECK(expand("allgather", 4, -1, 4 * 25600) == FlowMap{{{0, 1}, 25600}, {{1, 0}, 25600}, {{2, 3}, 25600},
                                                          {{3, 2}, 25600}, {{0, 2}, 51200}, {{2, 0}, 51200},
                                                          {{1, 3}, 51200}, {{3, 1}, 51200}});
+  // allgatherv, its total split evenly, switches as allgather does.
+  CHECK(expand("allgatherv", 4, -1, 40) == expand("allgather", 4, -1, 40));
+  CHECK(expand("allgatherv", 3, -1, 30) == expand("allgather", 3, -1, 30));
+  CHECK(expand("allgatherv", 4, -1, 4 << 20) == expand("allgather", 4, -1, 4 << 20));
+  CHECK(expand("allgatherv", 4, -1, 40) != expand("allgather", 4, -1, 4 << 20));
   // gatherv and scatterv are linear: every member exchanges its block with the root.
   CHECK(expand("gatherv", 4, 1, 40) == FlowMap{{{0, 1}, 10}, {{2, 1}, 10}, {{3, 1}, 10}});
   CHECK(expand("scatterv", 4, 1, 40) == FlowMap{{{1, 0}, 10}, {{1, 2}, 10}, {{1, 3}, 10}});

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <utility>
 #include <vector>
 
@@ -138,6 +139,48 @@ TEST_CASE("collective rounds: allgather by recursive doubling, Bruck and the rin
   for (const Round& r : ring) CHECK(same(r.sends, {{1, 20000}}));
 }
 
+TEST_CASE("collective rounds: allgatherv switches as allgather does, on the sum of the blocks") {
+  // Recursive doubling on 4: member 1 swaps its block (20) for 0's (10),
+  // then blocks 0-1 (30) for blocks 2-3 (70).
+  const std::vector<std::uint64_t> four{10, 20, 30, 40};
+  const Rounds doubling = rounds::allgatherv(4, 1, four);
+  REQUIRE(doubling.size() == 2);
+  CHECK(same(doubling[0].sends, {{0, 20}}));
+  CHECK(same(doubling[0].recvs, {{0, 10}}));
+  CHECK(same(doubling[1].sends, {{3, 30}}));
+  CHECK(same(doubling[1].recvs, {{3, 70}}));
+  // Bruck on 3: member 0 sends its block to 2 and takes 1's, then its own
+  // again (one block at the last round) to 1 and takes 2's.
+  const Rounds bruck = rounds::allgatherv(3, 0, {10, 20, 30});
+  REQUIRE(bruck.size() == 2);
+  CHECK(same(bruck[0].sends, {{2, 10}}));
+  CHECK(same(bruck[0].recvs, {{1, 20}}));
+  CHECK(same(bruck[1].sends, {{1, 10}}));
+  CHECK(same(bruck[1].recvs, {{2, 30}}));
+  // Every member receives every block but its own; equal blocks are allgather.
+  for (int n = 1; n <= 12; ++n)
+    for (std::uint64_t block : {std::uint64_t{8}, std::uint64_t{30000}, std::uint64_t{200000}}) {
+      std::vector<std::uint64_t> blocks(static_cast<size_t>(n));
+      for (int i = 0; i < n; ++i) blocks[static_cast<size_t>(i)] = block + static_cast<std::uint64_t>(i);
+      const std::uint64_t total = std::accumulate(blocks.begin(), blocks.end(), std::uint64_t{0});
+      for (int me = 0; me < n; ++me) {
+        std::uint64_t got = 0;
+        for (const Round& r : rounds::allgatherv(n, me, blocks))
+          for (const Message& m : r.recvs) got += m.bytes;
+        CHECK(got == total - blocks[static_cast<size_t>(me)]);
+        const Rounds equal = rounds::allgatherv(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), block));
+        const Rounds plain = rounds::allgather(n, me, block);
+        REQUIRE(equal.size() == plain.size());
+        for (size_t k = 0; k < equal.size(); ++k) {
+          CHECK(equal[k].sends.front().peer == plain[k].sends.front().peer);
+          CHECK(equal[k].sends.front().bytes == plain[k].sends.front().bytes);
+          CHECK(equal[k].recvs.front().peer == plain[k].recvs.front().peer);
+          CHECK(equal[k].recvs.front().bytes == plain[k].recvs.front().bytes);
+        }
+      }
+    }
+}
+
 TEST_CASE("collective rounds: a long broadcast scatters, then gathers by doubling or the ring") {
   // 8 members, 16,000 bytes: pieces of 2,000. The root hands 4 the pieces
   // 4-7, 2 the pieces 2-3, 1 piece 1, then exchanges 2,000, 4,000 and 8,000
@@ -242,6 +285,7 @@ TEST_CASE("collective rounds: every send has its receive, on every size, member 
     }
     check_pairs(n, [&](int me) { return rounds::alltoallv(n, me, row(me), column(me)); });
     check_pairs(n, [&](int me) { return rounds::allgatherv(n, me, blocks); });
+    check_pairs(n, [&](int me) { return rounds::allgatherv(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), 100000)); });
     check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, blocks); });
     check_pairs(n, [&](int me) { return rounds::reduce_scatter(n, me, std::vector<std::uint64_t>(static_cast<size_t>(n), 200000)); });
     // The equal-block form is the same algorithm (halving below 512 KiB in all, pairwise above).

@@ -12,8 +12,7 @@
 // switch points are MPICH 4.0's defaults for commutative built-in
 // operations and flat (not SMP-aware) communicators, with simplifications
 // listed in docs/profiler.md: all-to-all's short-message Bruck algorithm is
-// written as the medium one (every block at once), allgatherv always uses
-// the ring, and reduce-scatter on a size that is not a power of two the
+// written as the medium one (every block at once), and reduce-scatter on a size that is not a power of two the
 // pairwise exchange. No MPI here: unit-tested on its own (tests/unit).
 #pragma once
 
@@ -58,7 +57,8 @@ Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std:
 // under 81,920, else the ring (allgather_uses_ring).
 Rounds allgather(int n, int me, std::uint64_t block);
 bool allgather_uses_ring(int n, std::uint64_t block);
-// The ring; blocks[i] is member i's contribution.
+// The same algorithms and switch points on the sum of the blocks; blocks[i]
+// is member i's contribution. With equal blocks, allgather's rounds.
 Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks);
 // Binomial trees: subtrees' blocks move up (gather) or down (scatter).
 Rounds gather(int n, int me, int root, std::uint64_t block);
