@@ -329,25 +329,56 @@ Rounds scan(int n, int me, std::uint64_t bytes) {
   return r;
 }
 
-bool reduce_scatter_uses_pairwise(int n, std::uint64_t total) { return !(power_of_two(n) && total < kReduceScatterLong); }
+bool reduce_scatter_uses_pairwise(int, std::uint64_t total) { return total >= kReduceScatterLong; }
 
 namespace {
 
-// MPIR_Reduce_scatter_intra_recursive_halving on a power of two: member me
-// keeps the half of [lo, hi) that holds it and sends the partner the other
-// half's blocks; sum(from, to) is the bytes of blocks from..to-1.
+// MPIR_Reduce_scatter_intra_recursive_halving. The first 2 x rem members
+// (rem = n - the largest power of two) fold in pairs: an even one hands its
+// whole vector to the odd one after it, which works for both and hands the
+// even one its block at the end. The survivors, new ranks 0..pof2-1 (new
+// rank i stands for members 2i and 2i + 1 below rem, for i + rem above: a
+// run of members), halve from the farthest partner in: each keeps the half
+// of its range that holds it and sends the partner the other half's blocks;
+// empty sides are not sent, as in MPICH. sum(from, to) is the bytes of
+// members from..to-1's blocks.
 template <class Sum>
 Rounds recursive_halving(int n, int me, Sum sum) {
   Rounds r;
-  int lo = 0, hi = n;
-  for (int mask = n >> 1; mask > 0; mask >>= 1) {
-    const int mid = lo + mask;
-    if (me < mid) {
-      exchange(r, me ^ mask, sum(mid, hi), sum(lo, mid));
-      hi = mid;
+  const std::uint64_t total = sum(0, n);
+  if (total == 0) return r;
+  const int pof2 = largest_power_of_two(n), rem = n - pof2;
+  auto first_member = [&](int newrank) { return newrank < rem ? 2 * newrank : newrank + rem; };
+  auto real = [&](int newrank) { return newrank < rem ? 2 * newrank + 1 : newrank + rem; };
+  int newrank = me - rem;
+  if (me < 2 * rem) {
+    if (me % 2 == 0) {
+      send(r, me + 1, total);
+      newrank = -1;
     } else {
-      exchange(r, me ^ mask, sum(lo, mid), sum(mid, hi));
-      lo = mid;
+      recv(r, me - 1, total);
+      newrank = me / 2;
+    }
+  }
+  if (newrank >= 0) {
+    auto range = [&](int lo, int hi) { return sum(first_member(lo), hi == pof2 ? n : first_member(hi)); };
+    int lo = 0, hi = pof2;
+    for (int mask = pof2 >> 1; mask > 0; mask >>= 1) {
+      const int mid = lo + mask, peer = real(newrank ^ mask);
+      const bool lower = newrank < mid;
+      const std::uint64_t out = lower ? range(mid, hi) : range(lo, mid), in = lower ? range(lo, mid) : range(mid, hi);
+      Round round;
+      if (out > 0) round.sends.push_back({peer, out});
+      if (in > 0) round.recvs.push_back({peer, in});
+      if (out > 0 || in > 0) r.push_back(std::move(round));
+      (lower ? hi : lo) = mid;
+    }
+  }
+  if (me < 2 * rem) {
+    if (me % 2 == 1) {
+      if (const std::uint64_t b = sum(me - 1, me); b > 0) send(r, me - 1, b);
+    } else if (const std::uint64_t b = sum(me, me + 1); b > 0) {
+      recv(r, me + 1, b);
     }
   }
   return r;

@@ -238,6 +238,18 @@ TEST_CASE("collective rounds: reduce-scatter halves on a power of two, pairwise 
   CHECK(same(halving[0].recvs, {{3, 30}}));
   CHECK(same(halving[1].sends, {{0, 10}}));
   CHECK(same(halving[1].recvs, {{0, 20}}));
+  // Not a power of two: 0 folds its whole vector (60) into 1, which halves
+  // with 2 (30 each way: blocks 0-1 against block 2) and returns block 0.
+  const std::vector<std::uint64_t> three{10, 20, 30};
+  const Rounds even = rounds::reduce_scatter(3, 0, three), odd = rounds::reduce_scatter(3, 1, three);
+  REQUIRE(even.size() == 2);
+  CHECK(same(even[0].sends, {{1, 60}}));
+  CHECK(same(even[1].recvs, {{1, 10}}));
+  REQUIRE(odd.size() == 3);
+  CHECK(same(odd[0].recvs, {{0, 60}}));
+  CHECK(same(odd[1].sends, {{2, 30}}));
+  CHECK(same(odd[1].recvs, {{2, 30}}));
+  CHECK(same(odd[2].sends, {{0, 10}}));
   // 512 KiB in all: the pairwise exchange, member 1 sends block 1 + i to 1 + i.
   const std::vector<std::uint64_t> large(4, 131072);
   const Rounds pairwise = rounds::reduce_scatter(4, 1, large);

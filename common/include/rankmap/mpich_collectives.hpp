@@ -12,8 +12,8 @@
 // switch points are MPICH 4.0's defaults for commutative built-in
 // operations and flat (not SMP-aware) communicators, with simplifications
 // listed in docs/profiler.md: all-to-all's short-message Bruck algorithm is
-// written as the medium one (every block at once), and reduce-scatter on a size that is not a power of two the
-// pairwise exchange. No MPI here: unit-tested on its own (tests/unit).
+// written as the medium one (every block at once). No MPI here: unit-tested
+// on its own (tests/unit).
 #pragma once
 
 #include <cstdint>
@@ -70,11 +70,12 @@ Rounds scatterv(int n, int me, int root, const std::vector<std::uint64_t>& block
 // Inclusive and exclusive scan: recursive doubling, partner me ^ 2^k while it
 // is a member (MPIR_Scan_intra_recursive_doubling; no folding).
 Rounds scan(int n, int me, std::uint64_t bytes);
-// blocks[i] is member i's share of the result. Recursive halving from the
-// farthest partner in (the half of the vector the partner keeps, then a
-// quarter, ...) on a power of two under 524,288 bytes in all; else the
-// pairwise exchange (reduce_scatter_uses_pairwise): in round i member me
-// sends blocks[me + i] to me + i and receives blocks[me] from me - i.
+// blocks[i] is member i's share of the result. Under 524,288 bytes in all,
+// recursive halving from the farthest partner in (the half of the vector
+// the partner keeps, then a quarter, ...), the members beyond a power of
+// two folded in first; else the pairwise exchange
+// (reduce_scatter_uses_pairwise): in round i member me sends blocks[me + i]
+// to me + i and receives blocks[me] from me - i.
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks);
 // The same with every block of `block` bytes (MPI_Reduce_scatter_block), in
 // O(log n) for the halving.
