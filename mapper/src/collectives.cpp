@@ -53,7 +53,6 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
                         op == "allgather" || op == "allgatherv" || op == "reduce_scatter" ||
                         op == "reduce_scatter_block";
   const Payload p = payload(by_block && n > 0 ? m / n : m);
-  const std::vector<std::uint64_t> blocks(static_cast<size_t>(std::max(n, 0)), p.bytes);
 
   if (n <= 1) return true;
   auto emit = [&](int from, int to, double messages, double bytes) {
@@ -91,6 +90,9 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
     return true;
   }
 
+  // gatherv and scatterv take every member's block (the total split evenly).
+  std::vector<std::uint64_t> blocks;
+  if (op == "gatherv" || op == "scatterv") blocks.assign(static_cast<size_t>(n), p.bytes);
   std::function<mpich::Rounds(int me)> rounds_of;
   if (op == "barrier")
     rounds_of = [&](int me) { return mpich::barrier(n, me); };
