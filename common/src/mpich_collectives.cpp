@@ -45,6 +45,38 @@ int lowest_bit_or_top(int n, int vr) {
   return top;
 }
 
+// MPICH's reduction to a power of two (allreduce, reduce-scatter): the first
+// 2 x rem members fold in pairs, an even one handing `bytes` to the odd one
+// after it and sitting out (new rank -1); the survivors take new ranks
+// 0..pof2-1, and real() turns one back into a member.
+struct Fold {
+  int pof2 = 1, rem = 0, newrank = -1;
+  int real(int v) const { return v < rem ? 2 * v + 1 : v + rem; }
+};
+Fold fold_in(Rounds& r, int n, int me, std::uint64_t bytes) {
+  Fold f;
+  f.pof2 = largest_power_of_two(n);
+  f.rem = n - f.pof2;
+  f.newrank = me - f.rem;
+  if (me < 2 * f.rem) {
+    if (me % 2 == 0) {
+      send(r, me + 1, bytes);
+      f.newrank = -1;
+    } else {
+      recv(r, me - 1, bytes);
+      f.newrank = me / 2;
+    }
+  }
+  return f;
+}
+
+// Allgather and allgatherv switch on the bytes in all (MPIR_Allgather(v)_intra_auto).
+enum class Allgather { recursive_doubling, bruck, ring };
+Allgather allgather_algorithm(int n, std::uint64_t total) {
+  if (total < kAllgatherLong && power_of_two(n)) return Allgather::recursive_doubling;
+  return total < kAllgatherShort ? Allgather::bruck : Allgather::ring;
+}
+
 }  // namespace
 
 Rounds barrier(int n, int me) {
@@ -124,25 +156,11 @@ Rounds reduce(int n, int me, int root, std::uint64_t bytes) {
 
 Rounds allreduce(int n, int me, std::uint64_t bytes) {
   Rounds r;
-  const int pof2 = largest_power_of_two(n), rem = n - pof2;
-  // The first 2 x rem ranks fold in pairs: even ones hand their data to the
-  // odd ones and wait for the result.
-  int newrank;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      send(r, me + 1, bytes);
-      newrank = -1;
-    } else {
-      recv(r, me - 1, bytes);
-      newrank = me / 2;
-    }
-  } else {
-    newrank = me - rem;
-  }
-  auto real = [&](int v) { return v < rem ? 2 * v + 1 : v + rem; };
+  const Fold f = fold_in(r, n, me, bytes);
+  const int pof2 = f.pof2, rem = f.rem, newrank = f.newrank;
   if (newrank >= 0) {
     if (bytes <= kAllreduceShort) {
-      for (int mask = 1; mask < pof2; mask <<= 1) exchange(r, real(newrank ^ mask), bytes, bytes);
+      for (int mask = 1; mask < pof2; mask <<= 1) exchange(r, f.real(newrank ^ mask), bytes, bytes);
     } else {
       // Recursive halving (half, a quarter, ... at distances 1, 2, ...),
       // then recursive doubling back (the pieces grow again).
@@ -151,10 +169,10 @@ Rounds allreduce(int n, int me, std::uint64_t bytes) {
       for (int mask = 1; mask < pof2; mask <<= 1) {
         left /= 2;
         piece.push_back(left);
-        exchange(r, real(newrank ^ mask), left, left);
+        exchange(r, f.real(newrank ^ mask), left, left);
       }
       for (int mask = pof2 >> 1, k = static_cast<int>(piece.size()) - 1; mask > 0; mask >>= 1, --k)
-        exchange(r, real(newrank ^ mask), piece[static_cast<size_t>(k)], piece[static_cast<size_t>(k)]);
+        exchange(r, f.real(newrank ^ mask), piece[static_cast<size_t>(k)], piece[static_cast<size_t>(k)]);
     }
   }
   if (me < 2 * rem) {
@@ -202,16 +220,15 @@ Rounds alltoallv(int n, int me, const std::vector<std::uint64_t>& to, const std:
 }
 
 bool allgather_uses_ring(int n, std::uint64_t block) {
-  const std::uint64_t total = block * static_cast<std::uint64_t>(n);
-  return !(total < kAllgatherLong && power_of_two(n)) && total >= kAllgatherShort;
+  return allgather_algorithm(n, block * static_cast<std::uint64_t>(n)) == Allgather::ring;
 }
 
 Rounds allgather(int n, int me, std::uint64_t block) {
   Rounds r;
-  const std::uint64_t total = block * static_cast<std::uint64_t>(n);
-  if (total < kAllgatherLong && power_of_two(n)) {
+  const Allgather algorithm = allgather_algorithm(n, block * static_cast<std::uint64_t>(n));
+  if (algorithm == Allgather::recursive_doubling) {
     for (int mask = 1; mask < n; mask <<= 1) exchange(r, me ^ mask, block * mask, block * mask);
-  } else if (!allgather_uses_ring(n, block)) {
+  } else if (algorithm == Allgather::bruck) {
     // Bruck: round k sends 2^k blocks (fewer at the last) to me - 2^k.
     for (int k = 1; k < n; k <<= 1) {
       const std::uint64_t b = block * static_cast<std::uint64_t>(std::min(k, n - k));
@@ -235,13 +252,14 @@ Rounds allgatherv(int n, int me, const std::vector<std::uint64_t>& blocks) {
     return total - prefix[static_cast<size_t>(first)] + prefix[static_cast<size_t>(end - n)];
   };
   Rounds r;
-  if (total < kAllgatherLong && power_of_two(n)) {
+  const Allgather algorithm = allgather_algorithm(n, total);
+  if (algorithm == Allgather::recursive_doubling) {
     // Recursive doubling: the blocks of the two subtrees of 2^k.
     for (int mask = 1; mask < n; mask <<= 1) {
       const int partner = me ^ mask;
       exchange(r, partner, blocks_from(me & ~(mask - 1), mask), blocks_from(partner & ~(mask - 1), mask));
     }
-  } else if (total < kAllgatherShort) {
+  } else if (algorithm == Allgather::bruck) {
     // Bruck: round k sends the blocks of me .. me + 2^k - 1 (fewer at the
     // last) to me - 2^k and takes those of me + 2^k onwards.
     for (int k = 1; k < n; k <<= 1) {
@@ -329,7 +347,7 @@ Rounds scan(int n, int me, std::uint64_t bytes) {
   return r;
 }
 
-bool reduce_scatter_uses_pairwise(int, std::uint64_t total) { return total >= kReduceScatterLong; }
+bool reduce_scatter_uses_pairwise(std::uint64_t total) { return total >= kReduceScatterLong; }
 
 namespace {
 
@@ -347,24 +365,14 @@ Rounds recursive_halving(int n, int me, Sum sum) {
   Rounds r;
   const std::uint64_t total = sum(0, n);
   if (total == 0) return r;
-  const int pof2 = largest_power_of_two(n), rem = n - pof2;
-  auto first_member = [&](int newrank) { return newrank < rem ? 2 * newrank : newrank + rem; };
-  auto real = [&](int newrank) { return newrank < rem ? 2 * newrank + 1 : newrank + rem; };
-  int newrank = me - rem;
-  if (me < 2 * rem) {
-    if (me % 2 == 0) {
-      send(r, me + 1, total);
-      newrank = -1;
-    } else {
-      recv(r, me - 1, total);
-      newrank = me / 2;
-    }
-  }
+  const Fold f = fold_in(r, n, me, total);
+  const int pof2 = f.pof2, rem = f.rem, newrank = f.newrank;
+  auto first_member = [&](int v) { return v < rem ? 2 * v : v + rem; };
   if (newrank >= 0) {
     auto range = [&](int lo, int hi) { return sum(first_member(lo), hi == pof2 ? n : first_member(hi)); };
     int lo = 0, hi = pof2;
     for (int mask = pof2 >> 1; mask > 0; mask >>= 1) {
-      const int mid = lo + mask, peer = real(newrank ^ mask);
+      const int mid = lo + mask, peer = f.real(newrank ^ mask);
       const bool lower = newrank < mid;
       const std::uint64_t out = lower ? range(mid, hi) : range(lo, mid), in = lower ? range(lo, mid) : range(mid, hi);
       Round round;
@@ -399,13 +407,13 @@ Rounds pairwise(int n, int me, Block block) {
 Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks) {
   std::vector<std::uint64_t> prefix(blocks.size() + 1, 0);
   std::partial_sum(blocks.begin(), blocks.end(), prefix.begin() + 1);
-  if (!reduce_scatter_uses_pairwise(n, prefix.back()))
+  if (!reduce_scatter_uses_pairwise(prefix.back()))
     return recursive_halving(n, me, [&](int from, int to) { return prefix[static_cast<size_t>(to)] - prefix[static_cast<size_t>(from)]; });
   return pairwise(n, me, [&](int i) { return blocks[static_cast<size_t>(i)]; });
 }
 
 Rounds reduce_scatter_block(int n, int me, std::uint64_t block) {
-  if (!reduce_scatter_uses_pairwise(n, block * static_cast<std::uint64_t>(n)))
+  if (!reduce_scatter_uses_pairwise(block * static_cast<std::uint64_t>(n)))
     return recursive_halving(n, me, [&](int from, int to) { return block * static_cast<std::uint64_t>(to - from); });
   return pairwise(n, me, [&](int) { return block; });
 }

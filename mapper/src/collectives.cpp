@@ -80,7 +80,7 @@ bool expand_collective(const CollectiveRecord& record, const std::vector<int>& m
     }
     return true;
   }
-  if ((op == "reduce_scatter" || op == "reduce_scatter_block") && mpich::reduce_scatter_uses_pairwise(n, total)) {
+  if ((op == "reduce_scatter" || op == "reduce_scatter_block") && mpich::reduce_scatter_uses_pairwise(total)) {
     if (n > kMaxPairwiseMembers) {
       ring();
     } else {

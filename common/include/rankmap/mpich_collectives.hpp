@@ -80,6 +80,6 @@ Rounds reduce_scatter(int n, int me, const std::vector<std::uint64_t>& blocks);
 // The same with every block of `block` bytes (MPI_Reduce_scatter_block), in
 // O(log n) for the halving.
 Rounds reduce_scatter_block(int n, int me, std::uint64_t block);
-bool reduce_scatter_uses_pairwise(int n, std::uint64_t total);
+bool reduce_scatter_uses_pairwise(std::uint64_t total);
 
 }  // namespace rankmap::mpich
