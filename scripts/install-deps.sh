@@ -8,7 +8,7 @@ packages=(
   mpich libmpich-dev
   libmetis-dev libscotch-dev scotch
   libhwloc-dev hwloc-nox
-  catch2 libcli11-dev nlohmann-json3-dev
+  catch2 libcli11-dev nlohmann-json3-dev libeigen3-dev
   chromium
   libsimgrid-dev simgrid
   openmpi-bin libopenmpi-dev lammps lammps-examples

@@ -213,7 +213,7 @@ struct LowerBoundMemo {
 std::shared_ptr<LowerBoundMemo> make_lower_bound_memo() { return std::make_shared<LowerBoundMemo>(); }
 
 LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, const std::vector<int>& nodes_in,
-                            std::int64_t dense_sets) {
+                            std::int64_t dense_sets, int cut_ranks) {
   std::vector<int> nodes = nodes_in;
   if (nodes.empty()) {
     nodes.resize(static_cast<size_t>(torus.nodes()));
@@ -359,6 +359,13 @@ LowerBound cost_lower_bound(const CommGraph& g, const Network& torus, int ppn, c
       lb.weighted = std::max(lb.weighted, leaving * wd_profile[0]);
     }
   }
+  // Fifth bound, for graphs that expand (random partners, irregular sparse
+  // codes), where the parts above price far too many edges at D_0: the
+  // network's distance cuts and the graph's second Laplacian eigenvalue
+  // (cut_bound.cpp).
+  const LowerBound cut = detail::cut_lower_bound(g, torus, ppn, nodes, cut_ranks);
+  lb.hop_bytes = std::max(lb.hop_bytes, cut.hop_bytes);
+  lb.weighted = std::max(lb.weighted, cut.weighted);
   return lb;
 }
 

@@ -289,3 +289,50 @@ TEST_CASE("torus: at most 1,048,576 nodes") {
   REQUIRE_FALSE(dim.ok());
   CHECK_THAT(dim.error().message, Catch::Contains("each 1 to 1048576"));
 }
+
+TEST_CASE("torus: the distance cuts price every pair at exactly its distance") {
+  struct Shape {
+    std::vector<int> sizes;
+    std::vector<bool> wrap;
+    std::vector<int> links;
+    size_t cuts;
+  };
+  const std::vector<Shape> shapes = {
+      {{4, 2, 2, 2}, {true, true, true, true}, {1, 1, 1, 1}, 2 + 1 + 1 + 1},  // desmos: halvings
+      {{8, 4}, {true, true}, {2, 1}, 4 + 2},
+      {{5, 3}, {true, true}, {1, 2}, 5 + 3},  // odd rings: every near-halving, at half price
+      {{4, 3}, {false, true}, {1, 1}, 3 + 3},  // a chain: a cut at each of its 3 positions
+      {{6, 1, 2}, {false, true, true}, {3, 1, 2}, 5 + 1},
+  };
+  for (const Shape& s : shapes) {
+    auto t = Torus::create(s.sizes, s.wrap, s.links, 1e9);
+    REQUIRE(t.ok());
+    REQUIRE(t->check().ok());  // Network::check verifies the prices never overcharge
+    CHECK(t->distance_cuts() == static_cast<int>(s.cuts));
+    for (int a = 0; a < t->nodes(); ++a)
+      for (int b = 0; b < t->nodes(); ++b) {
+        double hops = 0, weighted = 0;
+        for (int c = 0; c < t->distance_cuts(); ++c)
+          if (t->distance_cut_side(c, a) != t->distance_cut_side(c, b)) {
+            hops += t->distance_cut_price(c).hops;
+            weighted += t->distance_cut_price(c).weighted;
+          }
+        INFO("nodes " << a << " and " << b);
+        CHECK(hops == Approx(t->hops(a, b)).margin(1e-12));
+        CHECK(weighted == Approx(t->weighted_distance(a, b)).margin(1e-12));
+      }
+  }
+  // On a ring of 5 the near-halvings cut link positions p and p + 2: two
+  // neighbours are separated by the 2 that cut their link (half price each),
+  // nodes 2 steps apart by the 4 that cut one of their two links.
+  auto five = Torus::create({5}, {true}, {1}, 1e9);
+  REQUIRE(five.ok());
+  auto separated = [&](int a, int b) {
+    double price = 0;
+    for (int c = 0; c < five->distance_cuts(); ++c)
+      price += five->distance_cut_side(c, a) != five->distance_cut_side(c, b) ? five->distance_cut_price(c).hops : 0;
+    return price;
+  };
+  CHECK(separated(0, 1) == 1.0);
+  CHECK(separated(0, 2) == 2.0);
+}

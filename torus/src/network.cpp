@@ -1,6 +1,7 @@
 #include "rankmap/network.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 
 namespace rankmap {
@@ -107,6 +108,38 @@ Status Network::check() const {
         at = h.to;
       }
       if (!path.empty() && at != b) return make_error(kind() + ": route ends elsewhere" + pair);
+    }
+  // The cuts' prices never overcharge a pair (distance_cuts), on fewer
+  // nodes where the cuts are many (a chain of a million nodes has as many
+  // cuts): at most ~1e8 pair visits.
+  const int cuts = distance_cuts();
+  const int m = cuts == 0 ? 0 : std::max(2, std::min(n, static_cast<int>(std::sqrt(1e8 / cuts))));
+  std::vector<double> hop_sum(static_cast<size_t>(m) * m, 0.0), weighted_sum(hop_sum.size(), 0.0);
+  std::vector<int> side(static_cast<size_t>(m));
+  for (int c = 0; c < cuts; ++c) {
+    const CutPrice price = distance_cut_price(c);
+    if (!(price.hops >= 0 && price.weighted >= 0) || !std::isfinite(price.hops + price.weighted))
+      return make_error(kind() + ": distance cut " + std::to_string(c) + " has a negative or infinite price");
+    for (int a = 0; a < m; ++a) {
+      side[a] = distance_cut_side(c, a);
+      if (side[a] != 0 && side[a] != 1)
+        return make_error(kind() + ": distance cut " + std::to_string(c) + " gives node " + std::to_string(a) +
+                          " a side other than 0 or 1");
+    }
+    for (int a = 0; a < m; ++a)
+      for (int b = a + 1; b < m; ++b)
+        if (side[a] != side[b]) {
+          hop_sum[static_cast<size_t>(a) * m + b] += price.hops;
+          weighted_sum[static_cast<size_t>(a) * m + b] += price.weighted;
+        }
+  }
+  for (int a = 0; a < m; ++a)
+    for (int b = a + 1; b < m; ++b) {
+      const double wd = weighted_distance(a, b);
+      if (hop_sum[static_cast<size_t>(a) * m + b] > hops(a, b) + 1e-9 ||
+          weighted_sum[static_cast<size_t>(a) * m + b] > wd + 1e-9 * std::max(1.0, wd))
+        return make_error(kind() + ": the distance cuts separating node " + std::to_string(a) + " and " +
+                          std::to_string(b) + " cost more than their distance");
     }
   return Ok{};
 }

@@ -163,6 +163,53 @@ int Torus::hops(int a, int b) const {
   return h;
 }
 
+int Torus::cuts_along(int d) const {
+  const int s = sizes_[d];
+  if (s < 2) return 0;
+  if (ring_size_[d] == 0) return s - 1;  // a chain: a cut after each coordinate but the last
+  return s % 2 == 0 ? s / 2 : s;        // a ring: halvings, or near-halvings at half price
+}
+
+void Torus::locate_cut(int cut, int& d, int& position) const {
+  for (d = 0; d < dims(); ++d) {
+    if (cut < cuts_along(d)) {
+      position = cut;
+      return;
+    }
+    cut -= cuts_along(d);
+  }
+  d = -1;
+  position = -1;
+}
+
+int Torus::distance_cuts() const {
+  int total = 0;
+  for (int d = 0; d < dims(); ++d) total += cuts_along(d);
+  return total;
+}
+
+CutPrice Torus::distance_cut_price(int cut) const {
+  int d = 0, p = 0;
+  locate_cut(cut, d, p);
+  if (d < 0) return {};
+  const double share = ring_size_[d] != 0 && sizes_[d] % 2 == 1 ? 0.5 : 1.0;
+  return {share, share / links_[d]};
+}
+
+int Torus::distance_cut_side(int cut, int node) const {
+  int d = 0, p = 0;
+  locate_cut(cut, d, p);
+  if (d < 0) return 0;
+  const int c = coord(node, d), s = sizes_[d];
+  if (ring_size_[d] == 0) return c <= p ? 0 : 1;  // a chain: cut after coordinate p
+  // A ring: the arc of the coordinates after link position p (between p and
+  // p + 1), half the ring or (odd) one less than half, against the rest; an
+  // even ring's halvings cut each link position once, an odd ring's
+  // near-halvings each position twice (at half price).
+  const int arc = s % 2 == 0 ? s / 2 : (s - 1) / 2;
+  return (c - p - 1 + s) % s < arc ? 0 : 1;
+}
+
 double Torus::weighted_distance_computed(int a, int b) const {
   double w = 0;
   for (int d = 0; d < dims(); ++d) w += static_cast<double>(dim_distance(d, coord(a, d), coord(b, d))) / links_[d];

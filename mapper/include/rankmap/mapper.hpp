@@ -154,14 +154,18 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
 // per node on `nodes` (docs/mapper.md): each rank gets its partners, heaviest
 // first, at the nearest slots; halved because every edge is seen from both ends.
 // `dense_sets` bounds the work of its densest-groups part (connected rank sets
-// enumerated per try, ~4 M a second): the default suits a report; the mapper,
-// which asks within its own time budget, passes less and may get a lower bound.
+// enumerated per try, ~4 M a second) and `cut_ranks` the ranks with traffic
+// up to which its cut part solves the graph's Laplacian for its second
+// eigenvalue (a dense solve, 0.16 s at 1,024 ranks): the defaults suit a
+// report; the mapper, which asks within its own time budget, passes less
+// and may get a lower bound.
 struct LowerBound {
   double hop_bytes = 0;
   double weighted = 0;
 };
+inline constexpr int kCutBoundMaxRanks = 1024;
 LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Network& torus, int ppn, const std::vector<int>& nodes,
-                            std::int64_t dense_sets = 4'000'000);
+                            std::int64_t dense_sets = 4'000'000, int cut_ranks = kCutBoundMaxRanks);
 
 // --------------------------------------------------------------- algorithms
 

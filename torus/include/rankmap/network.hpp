@@ -54,6 +54,12 @@ struct LinkLoadSummary {
   int busiest_link = -1;
 };
 
+// The price of crossing one of a network's distance cuts (below).
+struct CutPrice {
+  double hops = 0;      // against hops()
+  double weighted = 0;  // against weighted_distance()
+};
+
 class Torus;
 
 class Network {
@@ -118,6 +124,19 @@ class Network {
   // A node of `nodes` near their middle (where a domain's vertices are
   // assumed to sit before the recursion places them).
   virtual int representative(const std::vector<int>& nodes) const = 0;
+
+  // Distance cuts: bipartitions of the nodes (distance_cut_side: 0 or 1)
+  // whose prices never overcharge a pair: for every a and b, the prices of
+  // the cuts separating them sum to at most hops(a, b) (CutPrice::hops) and
+  // weighted_distance(a, b) (CutPrice::weighted). So any placement costs at
+  // least the sum over the cuts of price x the traffic between their sides,
+  // which the lower bound's cut part bounds from the graph alone
+  // (docs/mapper.md, "Lower bound"). Asked one node at a time, so that a
+  // million-node torus needs no table. The default: none. check() verifies
+  // the inequality.
+  virtual int distance_cuts() const { return 0; }
+  virtual CutPrice distance_cut_price(int /*cut*/) const { return {}; }
+  virtual int distance_cut_side(int /*cut*/, int /*node*/) const { return 0; }
 
   // True when every node sees the same distance profile to the others (the
   // lower bound then computes it from one node).

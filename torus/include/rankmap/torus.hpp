@@ -84,6 +84,19 @@ class Torus final : public Network {
   int representative(const std::vector<int>& nodes) const override;
   // Every dimension a ring (or of size <= 2).
   bool vertex_transitive() const override;
+  // Per dimension, cuts that split it into two arcs (a ring) or two ends (a
+  // chain): a ring of even size s has s / 2 halvings, cutting link positions
+  // p and p + s / 2, and two nodes k steps apart along it are separated by
+  // exactly the k that cut a link of the shorter arc between them; a ring of
+  // odd size s has s near-halvings (positions p and p + (s - 1) / 2) at half
+  // price, 2k of which separate them (k <= (s - 1) / 2, so no near-halving
+  // cuts the shorter arc twice); a chain has a cut at each of its s - 1
+  // positions. Prices: one hop, and 1 / links[d] weighted. Summed over the
+  // dimensions, the prices of the cuts separating two nodes are exactly
+  // their hops and their weighted distance.
+  int distance_cuts() const override;
+  CutPrice distance_cut_price(int cut) const override;
+  int distance_cut_side(int cut, int node) const override;
 
   int diameter() const override;
   double mean_hops() const override;
@@ -113,6 +126,10 @@ class Torus final : public Network {
     return forward <= n - forward ? forward : n - forward;
   }
   double weighted_distance_computed(int a, int b) const override;
+  // Cuts along dimension d (distance_cuts), and the dimension and link
+  // position of cut `cut`.
+  int cuts_along(int d) const;
+  void locate_cut(int cut, int& d, int& position) const;
 
   std::vector<int> sizes_;
   std::vector<bool> wrap_;
