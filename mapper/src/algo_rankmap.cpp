@@ -148,11 +148,12 @@ constexpr std::int64_t kRegroupWork = 1;
 // the recorded 3D stencil and multigrid at 128 ranks optimal; 300 did, and
 // 1,000 and 3,000 proved no more of the recorded profiles.
 constexpr std::int64_t kBoundSetsPerRank = 300;
-// Its cut part (an eigenvalue of the graph's Laplacian) is left out: it
-// lifts the bound where graphs expand (random partners), which no placement
-// comes within the choice's tie of, so it would never end a search, and it
-// costs up to 0.16 s at 1,024 ranks.
-constexpr int kBoundCutRanks = 0;
+// Its cut part (the graph's Laplacian eigenvalues, a dense solve) up to 256
+// ranks: ~4 ms there, 0.16 s at 1,024. It proves 27-point stencils optimal
+// where the other parts cannot (the synthetic one and recorded hydro27 at
+// 64 ranks on desmos at 2 per node and on 4x4 at 4: searched for 0.5-1 s
+// before, for the same mappings).
+constexpr int kBoundCutRanks = 256;
 // Runs of the whole default that join strong's candidates: at the user's
 // seed, then at seeds mixed from it (docs/mapper.md, "Presets"); one above
 // kSearchAllStartsUpTo ranks, where the default itself runs one seed.

@@ -904,6 +904,26 @@ TEST_CASE("algorithms: a start within 0.1% of the lower bound ends the search") 
   CHECK(searched(*r));
 }
 
+TEST_CASE("algorithms: the bound's cut part ends the search on a 27-point stencil") {
+  // 64 ranks of a 4x4x4 27-point stencil on desmos at 2 per node: every
+  // rank has 26 partners, which the per-rank and densest-groups parts price
+  // at one hop apart from the one on its node (12.5% below the best
+  // placement); the cut part (the torus's halvings against the Laplacian's
+  // eigenvalues) meets a start exactly, so the search ends there, with the
+  // mapping the whole search found before.
+  const Platform pf = platform_of("desmos");
+  MapOptions o;
+  o.ppn = 2;
+  o.alternatives = 8;
+  const Traffic stencil = synth_traffic("stencil27", 64, 1, {4, 4, 4});
+  auto r = map_ranks(stencil, pf, o);
+  REQUIRE(r.ok());
+  CHECK(has(r->notes, "of the lower bound: no further search"));
+  const Metrics m = metrics(stencil, pf, r->placement, 2);
+  CHECK(m.weighted_cost == Approx(m.lower_bound_weighted).epsilon(1e-9));
+  CHECK(m.weighted_cost == Approx(3.0199e9).epsilon(1e-4));
+}
+
 TEST_CASE("algorithms: a grid start folded into a box of nodes meets the bound on a quarter of the torus") {
   // 256 ranks of an 8x8x4 periodic stencil on 8x4x4x4 at 2 per node: 128
   // of the 512 nodes. Blocks of 2 ranks tile it into a grid of 128 blocks,
