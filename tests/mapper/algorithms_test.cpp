@@ -911,15 +911,14 @@ TEST_CASE("algorithms: the bound's cut part ends the search on a 27-point stenci
   // placement); the cut part (the torus's halvings against the Laplacian's
   // eigenvalues) meets a start exactly, so the search ends there, with the
   // mapping the whole search found before.
-  const Platform pf = platform_of("desmos");
-  MapOptions o;
-  o.ppn = 2;
-  o.alternatives = 8;
+  const Platform desmos = platform_of("desmos");
   const Traffic stencil = synth_traffic("stencil27", 64, 1, {4, 4, 4});
-  auto r = map_ranks(stencil, pf, o);
-  REQUIRE(r.ok());
-  CHECK(has(r->notes, "of the lower bound: no further search"));
-  const Metrics m = metrics(stencil, pf, r->placement, 2);
+  MapOptions at_two;
+  at_two.ppn = 2;
+  auto mapped = map_ranks(stencil, desmos, at_two);
+  REQUIRE(mapped.ok());
+  CHECK(has(mapped->notes, "of the lower bound: no further search"));
+  const Metrics m = metrics(stencil, desmos, mapped->placement, 2);
   CHECK(m.weighted_cost == Approx(m.lower_bound_weighted).epsilon(1e-9));
   CHECK(m.weighted_cost == Approx(3.0199e9).epsilon(1e-4));
 }
