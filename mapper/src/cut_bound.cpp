@@ -26,10 +26,10 @@
 // which one eigenvector cannot all follow: 8-17% above the per-cut lambda_2
 // on random partners and recorded sparse codes.
 //
-// lambda_2 comes from a dense symmetric eigensolver (Eigen), up to a size
-// limit: 0.16 s at 1,024 ranks here. The solver is backward stable (its
+// The eigenvalues come from a dense symmetric eigensolver (Eigen), up to a
+// size limit: 0.16 s at 1,024 ranks here. The solver is backward stable (its
 // eigenvalues are exact for a matrix within c n eps ||L|| of L), and that
-// much is taken off lambda_2 before it is used, so the bound still holds.
+// much is taken off each before it is used, so the bound still holds.
 #include <Eigen/Dense>
 
 #include <algorithm>
@@ -53,8 +53,10 @@ double eigen_margin(Eigen::Index n, double norm_bound) {
 // Cut sides asked at most (cuts x allocated nodes): ~0.1 s.
 constexpr double kMaxCutSides = 4e7;
 
-}  // namespace
-
+// The eigenvalues (ascending) of the Laplacian of the subgraph on `ranks`
+// (edges to other ranks left out), each less the eigensolver's possible
+// error and at least 0, so that none is above the true one; empty if the
+// solver fails. A dense solve: O(ranks^3).
 std::vector<double> laplacian_spectrum(const CommGraph& g, const std::vector<int>& ranks) {
   const auto n = static_cast<Eigen::Index>(ranks.size());
   std::vector<int> index(static_cast<size_t>(g.vertices), -1);
@@ -79,6 +81,8 @@ std::vector<double> laplacian_spectrum(const CommGraph& g, const std::vector<int
   for (Eigen::Index i = 0; i < n; ++i) values[static_cast<size_t>(i)] = std::max(0.0, solver.eigenvalues()(i) - margin);
   return values;
 }
+
+}  // namespace
 
 LowerBound cut_lower_bound(const CommGraph& g, const Network& net, int ppn, const std::vector<int>& nodes,
                            int max_ranks) {

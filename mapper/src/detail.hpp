@@ -125,17 +125,12 @@ double inter_node_weight(const CommGraph& graph, const std::vector<int>& node_of
 
 // The lower bound's cut part (cut_bound.cpp): the sum over the network's
 // distance cuts of price x the least weight any placement with at most ppn
-// ranks per allocated node leaves between the cut's sides, from the second
-// smallest eigenvalue of the graph's Laplacian. Zero where the network has
+// ranks per allocated node leaves between the cut's sides, from the
+// eigenvalues of the graph's Laplacian. Zero where the network has
 // no cuts, the graph (its ranks with traffic) is not connected or has more
 // than `max_ranks` ranks.
 LowerBound cut_lower_bound(const CommGraph& g, const Network& net, int ppn, const std::vector<int>& nodes,
                            int max_ranks);
-// The eigenvalues (ascending) of the Laplacian of the subgraph on `ranks`
-// (edges to other ranks left out), each less the eigensolver's possible
-// error and at least 0, so that none is above the true one; empty if the
-// solver fails. A dense solve: O(ranks^3).
-std::vector<double> laplacian_spectrum(const CommGraph& g, const std::vector<int>& ranks);
 
 // Local search on sum w x weighted_distance: swaps of whole node contents
 // between nodes (or moves onto free allocated nodes), then swaps/moves of

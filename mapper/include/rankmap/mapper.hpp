@@ -155,8 +155,8 @@ std::optional<double> predicted_bulk_time(const Traffic& traffic, const std::vec
 // first, at the nearest slots; halved because every edge is seen from both ends.
 // `dense_sets` bounds the work of its densest-groups part (connected rank sets
 // enumerated per try, ~4 M a second) and `cut_ranks` the ranks with traffic
-// up to which its cut part solves the graph's Laplacian for its second
-// eigenvalue (a dense solve, 0.16 s at 1,024 ranks): the defaults suit a
+// up to which its cut part solves the graph's Laplacian for its eigenvalues
+// (a dense solve, 0.16 s at 1,024 ranks): the defaults suit a
 // report; the mapper, which asks within its own time budget, passes less
 // and may get a lower bound.
 struct LowerBound {
