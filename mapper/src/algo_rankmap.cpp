@@ -964,14 +964,32 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     return nullptr;
   };
   auto within = [](double v, double ref) { return v <= ref * (1 + 1e-12) + 1e-300; };
-  // The index of the cheapest candidate no worse than block on both metrics
-  // (the first of equals; block itself is one, so there is always one).
-  auto cheapest_within_block = [&] {
-    const detail::NetworkScore blk = *score_of("block");
+  // The limits of the choice on both metrics (docs/mapper.md, step 4,
+  // *Limits*): block's cost and busiest link; for strong also Scotch's own
+  // mapping's (`scotch`, the placement a user would otherwise get), where
+  // a candidate, or the relief below, meets both.
+  detail::NetworkScore limits = *score_of("block");
+  const bool scotch_limits = p.preset == Preset::strong && !large && score_of("scotch");
+  if (scotch_limits) {
+    limits.weighted_cost = std::min(limits.weighted_cost, score_of("scotch")->weighted_cost);
+    limits.max_link_relative = std::min(limits.max_link_relative, score_of("scotch")->max_link_relative);
+  }
+  auto meets = [&](const Candidate& c, const detail::NetworkScore& bound) {
+    return within(c.score.weighted_cost, bound.weighted_cost) &&
+           within(c.score.max_link_relative, bound.max_link_relative);
+  };
+  auto meets_limits = [&](const Candidate& c) { return meets(c, limits); };
+  // The steps that buy predicted time (the time model's, the spread job's,
+  // the bulk model's) are held to block's limits only: a placement they
+  // predict faster may pass Scotch's cost.
+  auto meets_block = [&](const Candidate& c) { return meets(c, *score_of("block")); };
+  // The index of the cheapest candidate within the limits (the first of
+  // equals), or cands.size() if none is; under block's limits block itself
+  // is one.
+  auto cheapest_within_limits = [&] {
     size_t best = cands.size();
     for (size_t i = 0; i < cands.size(); ++i)
-      if (within(cands[i].score.weighted_cost, blk.weighted_cost) &&
-          within(cands[i].score.max_link_relative, blk.max_link_relative) &&
+      if (meets_limits(cands[i]) &&
           (best == cands.size() || cands[i].score.weighted_cost < cands[best].score.weighted_cost))
         best = i;
     return best;
@@ -988,12 +1006,17 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // kRelieveCostShare, until their busiest link is no heavier than the
     // fallback's: what comes of it is cheaper and no heavier, better on
     // both. Where the fallback is within kRelieveCostShare of the cheapest,
-    // the choice's own rate decides (step 4) and nothing runs.
-    std::optional<size_t> fallback;
-    if (!large && p.preset != Preset::fast) fallback = cheapest_within_block();
+    // the choice's own rate decides (step 4) and nothing runs. Under
+    // strong's limits no candidate may meet them yet: the limits themselves
+    // are the target then.
+    std::optional<detail::NetworkScore> fallback;
+    if (!large && p.preset != Preset::fast) {
+      const size_t i = cheapest_within_limits();
+      fallback = i < cands.size() ? cands[i].score : limits;
+    }
     std::vector<size_t> heavier;  // cheaper than the fallback by more than the rate, distinct
     if (fallback) {
-      const detail::NetworkScore target = cands[*fallback].score;
+      const detail::NetworkScore target = *fallback;
       for (size_t i : indices_by_cost()) {
         if (heavier.size() == kUnderBlockRelief) break;
         if (cands[i].score.weighted_cost >= target.weighted_cost * (1 - kRelieveCostShare)) break;
@@ -1001,7 +1024,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         for (size_t j : heavier) distinct = distinct && distinct_costs(cands[i], cands[j]);
         if (distinct) heavier.push_back(i);
       }
-      if (!heavier.empty()) say("relieving the cheapest candidates under the busiest link of " + cands[*fallback].name);
+      if (!heavier.empty()) say("relieving the cheapest candidates under the limits' busiest link");
       std::vector<std::optional<Candidate>> under(heavier.size());
       detail::parallel_for(heavier.size(), p.threads, [&](size_t n) {
         const Candidate& from = cands[heavier[n]];
@@ -1032,6 +1055,11 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         if (c) cands.push_back(std::move(*c));
     }
   }
+  if (scotch_limits && cheapest_within_limits() == cands.size()) {
+    out.notes.push_back("strong: no placement found within both the cost and the busiest link of scotch's; "
+                        "the choice is held to block's, as the default's");
+    limits = *score_of("block");
+  }
   for (const Candidate& c : cands) say("candidate " + describe(c));
   // The least loaded of the references paper and scotch (the note at the end).
   const char* light_ref = nullptr;
@@ -1043,13 +1071,20 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         light_ref_score = *s;
       }
   const detail::NetworkScore* blk = score_of("block");
+  // The load steps below weigh candidates by their busiest link against the
+  // limits; under strong's Scotch limits their cost too (a trade could
+  // otherwise pass Scotch's cost).
+  auto within_limits = [&](const Candidate& c) {
+    return within(c.score.max_link_relative, limits.max_link_relative) &&
+           (!scotch_limits || within(c.score.weighted_cost, limits.weighted_cost));
+  };
   // The objective: the lowest bandwidth-weighted cost among the candidates
   // no worse than block on both metrics (block itself is one, so the set is
   // never empty), then the load (below). Cost first because a placement with
   // the lowest cost cannot be beaten on both metrics by anyone; the load then
   // breaks near-ties, may be bought for a little cost, and the relief below
   // may lower it further.
-  const Candidate* best = &cands[cheapest_within_block()];
+  const Candidate* best = &cands[cheapest_within_limits()];
   const double min_cost = best->score.weighted_cost;
   // The load's exchange rate, the same as the relief's: a candidate up to
   // kRelieveCostShare dearer replaces the cheapest if its max link load is
@@ -1057,7 +1092,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // lower load wins.
   const Candidate* cheapest = best;
   for (const Candidate& c : cands) {
-    if (!within(c.score.max_link_relative, blk->max_link_relative)) continue;
+    if (!within_limits(c)) continue;
     const bool tie = within(c.score.weighted_cost, min_cost * (1 + kTieShare));
     const bool trade = within(c.score.weighted_cost, min_cost * (1 + kRelieveCostShare)) &&
                        c.score.max_link_relative <= cheapest->score.max_link_relative * (1 - kRelieveMinLoadGain);
@@ -1080,7 +1115,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     double fewest = off_node(*best);
     const Candidate* pick = nullptr;
     for (const Candidate& c : cands) {
-      if (&c == best || !within(c.score.max_link_relative, blk->max_link_relative) ||
+      if (&c == best || !within_limits(c) ||
           !within(c.score.weighted_cost, min_cost * (1 + kTieShare)) ||
           !within(c.score.max_link_relative, best->score.max_link_relative * (1 + kTieShare)))
         continue;
@@ -1124,8 +1159,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::vector<const Candidate*> shortlist{best};
     std::vector<const Candidate*> by_cost;
     for (const Candidate& c : cands)
-      if (within(c.score.weighted_cost, min_cost * (1 + kTimeCostShare)) &&
-          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
+      if (within(c.score.weighted_cost, min_cost * (1 + kTimeCostShare)) && meets_block(c) &&
           c.score.max_link_relative <= best->score.max_link_relative * (1 - kRelieveMinLoadGain))
         by_cost.push_back(&c);
     std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
@@ -1207,8 +1241,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         say(line);
       };
       auto qualifies = [&](const Candidate& c, const SlowestRank& time) {
-        return within(c.score.weighted_cost, blk->weighted_cost) &&
-               within(c.score.max_link_relative, blk->max_link_relative) &&
+        return meets_block(c) &&
                c.score.max_link_relative <= best->score.max_link_relative * (1 - kRelieveMinLoadGain) &&
                spread_faster(time, best_time);
       };
@@ -1299,7 +1332,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // The exchange rate holds for the whole choice, not per step: the final
   // relief may not stack its 1% on a candidate already bought at 1% (both
   // reliefs together gave up to 2% over the cheapest, measured).
-  double relieve_cost_cap = std::min(blk->weighted_cost, min_cost * (1 + kRelieveCostShare));
+  double relieve_cost_cap = std::min(limits.weighted_cost, min_cost * (1 + kRelieveCostShare));
   // Bought above that at the time model's rate: the relief may still take
   // lighter links at no more cost.
   if (bought_time) relieve_cost_cap = std::max(relieve_cost_cap, best->score.weighted_cost);
@@ -1387,8 +1420,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::vector<const Candidate*> shortlist{&chosen};
     std::vector<const Candidate*> by_cost;
     for (const Candidate& c : cands)
-      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) &&
-          within(c.score.weighted_cost, blk->weighted_cost) && within(c.score.max_link_relative, blk->max_link_relative) &&
+      if (within(c.score.weighted_cost, min_cost * (1 + kBulkCostShare)) && meets_block(c) &&
           c.score.max_link_relative <= chosen.score.max_link_relative * (1 + kTieShare))
         by_cost.push_back(&c);
     std::stable_sort(by_cost.begin(), by_cost.end(), [](const Candidate* a, const Candidate* b) {
