@@ -974,15 +974,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     limits.weighted_cost = std::min(limits.weighted_cost, score_of("scotch")->weighted_cost);
     limits.max_link_relative = std::min(limits.max_link_relative, score_of("scotch")->max_link_relative);
   }
-  auto meets = [&](const Candidate& c, const detail::NetworkScore& bound) {
-    return within(c.score.weighted_cost, bound.weighted_cost) &&
-           within(c.score.max_link_relative, bound.max_link_relative);
+  auto no_worse = [&](const Candidate& c, const detail::NetworkScore& limit) {
+    return within(c.score.weighted_cost, limit.weighted_cost) &&
+           within(c.score.max_link_relative, limit.max_link_relative);
   };
-  auto meets_limits = [&](const Candidate& c) { return meets(c, limits); };
+  auto meets_limits = [&](const Candidate& c) { return no_worse(c, limits); };
   // The steps that buy predicted time (the time model's, the spread job's,
   // the bulk model's) are held to block's limits only: a placement they
   // predict faster may pass Scotch's cost.
-  auto meets_block = [&](const Candidate& c) { return meets(c, *score_of("block")); };
+  auto meets_block = [&](const Candidate& c) { return no_worse(c, *score_of("block")); };
   // The index of the cheapest candidate within the limits (the first of
   // equals), or cands.size() if none is; under block's limits block itself
   // is one.
