@@ -185,6 +185,42 @@ TEST_CASE("fattree: taper divides the bandwidth between switch levels") {
   REQUIRE(t->link_capacity(path[1].link) == Approx(0.5e9));
 }
 
+TEST_CASE("fattree: the distance cuts (every subtree below the top) price every pair at exactly its distance") {
+  // Two and three levels, tapered, with parallel cables: the cuts are the
+  // hosts (level 0) and the subtrees under each switch level but the top.
+  const std::vector<std::pair<std::string, int>> trees = {{"fattree=2;4,4;1,2;1,2 bw=1GB/s", 16 + 4},
+                                                          {"fattree=2;4,4;1,2;1,2;taper=4 bw=1GB/s", 16 + 4},
+                                                          {"fattree=3;2,3,2;1,2,2;2,1,3 bw=1GB/s", 12 + 6 + 2}};
+  for (const auto& [words, cuts] : trees) {
+    INFO(words);
+    const auto t = make(words);
+    REQUIRE(t->check().ok());  // Network::check: the prices never overcharge
+    REQUIRE(t->distance_cuts() == cuts);
+    for (int a = 0; a < t->nodes(); ++a)
+      for (int b = 0; b < t->nodes(); ++b) {
+        double hops = 0, weighted = 0;
+        for (int c = 0; c < t->distance_cuts(); ++c)
+          if (t->distance_cut_side(c, a) != t->distance_cut_side(c, b)) {
+            hops += t->distance_cut_price(c).hops;
+            weighted += t->distance_cut_price(c).weighted;
+          }
+        INFO("hosts " << a << " and " << b);
+        CHECK(hops == Approx(t->hops(a, b)).margin(1e-12));
+        CHECK(weighted == Approx(t->weighted_distance(a, b)).margin(1e-12));
+      }
+  }
+  // By hand on the tapered tree: hosts 0 and 4 (different leaves) are
+  // separated by their own two host cuts (1 each weighted: host links of
+  // 1 GB/s) and their two leaves' subtrees (2 each: two cables of 1 GB/s
+  // tapered 4x weigh 2): 4 hops, weighted 1 + 1 + 2 + 2.
+  const auto tapered = make("fattree=2;4,4;1,2;1,2;taper=4 bw=1GB/s");
+  REQUIRE(tapered->weighted_distance(0, 4) == Approx(6.0));
+  REQUIRE(tapered->distance_cut_side(0, 0) == 1);   // host 0's own cut
+  REQUIRE(tapered->distance_cut_side(16, 3) == 1);  // leaf 0's subtree holds hosts 0-3
+  REQUIRE(tapered->distance_cut_side(16, 4) == 0);
+  REQUIRE(tapered->distance_cut_price(16).weighted == Approx(2.0));
+}
+
 TEST_CASE("fattree: machine words round-trip and bad ones are refused") {
   auto m = parse_machine("fattree=2;4,4;1,2;1,2 node=package:1,core:4");
   REQUIRE(m.ok());

@@ -108,6 +108,22 @@ class FatTree final : public Network {
 
   int representative(const std::vector<int>& nodes) const override { return median_node(nodes); }
 
+  // Distance cuts: every subtree under a switch level below the top (a
+  // single host at level 0) against the rest, at one hop and the weighted
+  // price of one link between its level and the next. Two hosts whose
+  // lowest common level is t lie in different subtrees at each level below
+  // t, two cuts per level (one around each): 2t, their hops, and the
+  // weighted distance exactly.
+  int distance_cuts() const override { return cut_offset_.back(); }
+  CutPrice distance_cut_price(int cut) const override {
+    const int l = cut_level(cut);
+    return {1.0, link_bw_ / capacity_[l]};
+  }
+  int distance_cut_side(int cut, int node) const override {
+    const int l = cut_level(cut);
+    return node / hosts_under_[l] == cut - cut_offset_[l] ? 1 : 0;
+  }
+
   // Every host sees the same tree.
   bool vertex_transitive() const override { return true; }
   int diameter() const override { return hosts_ > 1 ? 2 * top_level(0, hosts_ - 1) : 0; }
@@ -146,6 +162,11 @@ class FatTree final : public Network {
     return taken + parents_below_[l] * (a + down_[l] * served);
   }
   int vertex(int level, int index) const { return vertex_offset_[level] + index; }
+  int cut_level(int cut) const {
+    int l = 0;
+    while (cut >= cut_offset_[l + 1]) ++l;
+    return l;
+  }
   int edge(int l, int child, int choice) const { return edge_offset_[l] + child * up_[l] + choice; }
   int edge_level(int e) const {
     int l = 0;
@@ -159,6 +180,7 @@ class FatTree final : public Network {
   std::vector<int> parents_below_;         // w1 ... wl (parents_below_[0] = 1)
   std::vector<int> vertex_offset_, edge_offset_;
   std::vector<double> capacity_;           // per edge level
+  std::vector<int> cut_offset_;            // first distance cut of each level (subtrees under it), then the total
   double link_bw_ = 0;
   int hosts_ = 0, edges_ = 0;
 };
@@ -235,6 +257,8 @@ Result<std::shared_ptr<const Network>> FatTree::create(const std::string& parame
   }
   t.edges_ = static_cast<int>(edges);
   for (size_t l = 0; l < n; ++l) t.capacity_.push_back(t.cables_[l] * link_bw / (l > 0 ? taper : 1.0));
+  t.cut_offset_.assign(1, 0);
+  for (size_t l = 0; l < n; ++l) t.cut_offset_.push_back(t.cut_offset_.back() + t.hosts_ / t.hosts_under_[l]);
   t.build_distance_table();
   return std::shared_ptr<const Network>(std::make_shared<FatTree>(std::move(t)));
 }
