@@ -164,4 +164,15 @@ int Network::median_node(const std::vector<int>& nodes) {
   return sorted[sorted.size() / 2];
 }
 
+CutPrice Network::separation_price(int a, int b) const {
+  CutPrice sum;
+  for (int c = 0; c < distance_cuts(); ++c)
+    if (distance_cut_side(c, a) != distance_cut_side(c, b)) {
+      const CutPrice price = distance_cut_price(c);
+      sum.hops += price.hops;
+      sum.weighted += price.weighted;
+    }
+  return sum;
+}
+
 }  // namespace rankmap

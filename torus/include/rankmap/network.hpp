@@ -137,6 +137,10 @@ class Network {
   virtual int distance_cuts() const { return 0; }
   virtual CutPrice distance_cut_price(int /*cut*/) const { return {}; }
   virtual int distance_cut_side(int /*cut*/, int /*node*/) const { return 0; }
+  // The prices of the distance cuts separating a and b, summed: at most
+  // their hops and weighted distance (exactly those on a torus and a
+  // fat-tree). O(cuts).
+  CutPrice separation_price(int a, int b) const;
 
   // True when every node sees the same distance profile to the others (the
   // lower bound then computes it from one node).
