@@ -973,8 +973,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // the cost of the spread job the time model would have taken (recorded
   // ring and LU at 128 ranks on desmos at 6 per node, same busiest link).
   detail::NetworkScore limits = *score_of("block");
-  const bool scotch_limits = p.preset == Preset::strong && !large && score_of("scotch") &&
-                             p.allocation.total_slots() == static_cast<long long>(p.ranks());
+  bool scotch_limits = p.preset == Preset::strong && !large && score_of("scotch") &&
+                       p.allocation.total_slots() == static_cast<long long>(p.ranks());
   if (scotch_limits) {
     limits.weighted_cost = std::min(limits.weighted_cost, score_of("scotch")->weighted_cost);
     limits.max_link_relative = std::min(limits.max_link_relative, score_of("scotch")->max_link_relative);
@@ -1064,6 +1064,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     out.notes.push_back("strong: no placement found within both the cost and the busiest link of scotch's; "
                         "the choice is held to block's, as the default's");
     limits = *score_of("block");
+    scotch_limits = false;
   }
   for (const Candidate& c : cands) say("candidate " + describe(c));
   // The least loaded of the references paper and scotch (the note at the end).
@@ -1084,8 +1085,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
            (!scotch_limits || within(c.score.weighted_cost, limits.weighted_cost));
   };
   // The objective: the lowest bandwidth-weighted cost among the candidates
-  // no worse than block on both metrics (block itself is one, so the set is
-  // never empty), then the load (below). Cost first because a placement with
+  // within the limits on both metrics (block's, or strong's tighter ones
+  // where a candidate meets them: never empty), then the load (below). Cost first because a placement with
   // the lowest cost cannot be beaten on both metrics by anyone; the load then
   // breaks near-ties, may be bought for a little cost, and the relief below
   // may lower it further.
