@@ -175,8 +175,8 @@ LowerBound cost_lower_bound(const CommGraph& bytes_graph, const Network& torus, 
 enum class Preset {
   fast,      // one seed per randomised start, short local search
   standard,  // `default`: several seeds per start, iterated local search (~1 s up to 1,024 ranks)
-  strong,    // more seeds, longer searches, the default's mapping a candidate, held to Scotch's mapping's
-             // cost and busiest link where it can be (~10 s up to 1,024 ranks)
+  strong,    // more seeds, longer searches, the default's mapping a candidate; on a full machine held to
+             // Scotch's mapping's cost and busiest link where it can be (~10 s up to 1,024 ranks)
 };
 Result<Preset> parse_preset(std::string_view name);  // "fast", "default", "strong"
 const char* preset_name(Preset preset);
