@@ -972,12 +972,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // busiest link strong's packed candidates were relieved at up to 1.45x
   // the cost of the spread job the time model would have taken (recorded
   // ring and LU at 128 ranks on desmos at 6 per node, same busiest link).
-  detail::NetworkScore limits = *score_of("block");
-  bool scotch_limits = p.preset == Preset::strong && !large && score_of("scotch") &&
+  const detail::NetworkScore block_score = *score_of("block");
+  detail::NetworkScore limits = block_score;
+  const detail::NetworkScore* scotch_score = score_of("scotch");
+  bool scotch_limits = p.preset == Preset::strong && !large && scotch_score &&
                        p.allocation.total_slots() == static_cast<long long>(p.ranks());
   if (scotch_limits) {
-    limits.weighted_cost = std::min(limits.weighted_cost, score_of("scotch")->weighted_cost);
-    limits.max_link_relative = std::min(limits.max_link_relative, score_of("scotch")->max_link_relative);
+    limits.weighted_cost = std::min(limits.weighted_cost, scotch_score->weighted_cost);
+    limits.max_link_relative = std::min(limits.max_link_relative, scotch_score->max_link_relative);
   }
   auto no_worse = [&](const Candidate& c, const detail::NetworkScore& limit) {
     return within(c.score.weighted_cost, limit.weighted_cost) &&
@@ -987,7 +989,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // The steps that buy predicted time (the time model's, the spread job's,
   // the bulk model's) are held to block's limits only: a placement they
   // predict faster may pass Scotch's cost.
-  auto meets_block = [&](const Candidate& c) { return no_worse(c, *score_of("block")); };
+  auto meets_block = [&](const Candidate& c) { return no_worse(c, block_score); };
   // The index of the cheapest candidate within the limits (the first of
   // equals), or cands.size() if none is; under block's limits block itself
   // is one.
@@ -1063,7 +1065,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   if (scotch_limits && cheapest_within_limits() == cands.size()) {
     out.notes.push_back("strong: no placement found within both the cost and the busiest link of scotch's; "
                         "the choice is held to block's, as the default's");
-    limits = *score_of("block");
+    limits = block_score;
     scotch_limits = false;
   }
   for (const Candidate& c : cands) say("candidate " + describe(c));
@@ -1076,7 +1078,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         light_ref = ref;
         light_ref_score = *s;
       }
-  const detail::NetworkScore* blk = score_of("block");
   // The load steps below weigh candidates by their busiest link against the
   // limits; under strong's Scotch limits their cost too (a trade could
   // otherwise pass Scotch's cost).
@@ -1347,8 +1348,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     if (cands[i].name == "block") block_start = &cands[i];
   bool kept_block = false;
   if (block_start && best != block_start &&
-      blk->weighted_cost <= best->score.weighted_cost * (1 + kTieShare) &&
-      blk->max_link_relative <= best->score.max_link_relative * (1 + kTieShare) &&
+      block_score.weighted_cost <= best->score.weighted_cost * (1 + kTieShare) &&
+      block_score.max_link_relative <= best->score.max_link_relative * (1 + kTieShare) &&
       detail::inter_node_weight(g, best->node_of) >
           detail::inter_node_weight(g, block_start->node_of) * (1 - kRelieveMinLoadGain)) {
     out.notes.push_back("no candidate beat block by more than 0.1% on cost or link load: kept block");

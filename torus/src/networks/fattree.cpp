@@ -162,17 +162,13 @@ class FatTree final : public Network {
     return taken + parents_below_[l] * (a + down_[l] * served);
   }
   int vertex(int level, int index) const { return vertex_offset_[level] + index; }
-  int cut_level(int cut) const {
-    int l = 0;
-    while (cut >= cut_offset_[l + 1]) ++l;
-    return l;
+  // The level whose block of ids (first ids in `offsets`, ascending) holds `id`.
+  static int level_at(const std::vector<int>& offsets, int id) {
+    return static_cast<int>(std::upper_bound(offsets.begin(), offsets.end(), id) - offsets.begin()) - 1;
   }
+  int cut_level(int cut) const { return level_at(cut_offset_, cut); }
   int edge(int l, int child, int choice) const { return edge_offset_[l] + child * up_[l] + choice; }
-  int edge_level(int e) const {
-    int l = 0;
-    while (l + 1 < levels_ && e >= edge_offset_[l + 1]) ++l;
-    return l;
-  }
+  int edge_level(int e) const { return level_at(edge_offset_, e); }
 
   int levels_ = 0;
   std::vector<int> down_, up_, cables_;    // m, w, p per level (index l = level l+1 of the syntax)
