@@ -57,15 +57,15 @@ constexpr std::int64_t kMaxTableEntries = 4'000'000;
 constexpr int kTenureLowPercent = 15;
 // Lanes of the neighbourhood's scan: one per thread where a step's scan is
 // long enough to pay for waking them (a few microseconds a step), i.e. from
-// kMinUnitsPerLane ranks per lane; one where a lane's swap-bound table
-// (16 bytes x allocated nodes^2) would pass 16 MB. At 128 ranks a step
-// scans for ~50 us: two lanes of 64 cut the default's wall time to
-// 0.91-0.96x on 2 threads (paired timings, CPU 1.16x: the lanes spin).
+// kMinUnitsPerLane ranks per lane. At 128 ranks a step scans for ~50 us:
+// two lanes of 64 cut the default's wall time to 0.91-0.96x on 2 threads
+// (paired timings, CPU 1.16x: the lanes spin).
 constexpr int kMinUnitsPerLane = 32;
-constexpr std::int64_t kMaxLaneBoundEntries = 1'000'000;
+// Swap bounds in a table per pair of allocated nodes up to this many
+// entries (16 bytes each: 512 KB, within a core's cache).
+constexpr std::int64_t kMaxBoundTableEntries = 32'768;
 
-int tabu_lanes(int units, int m, int threads) {
-  if (static_cast<std::int64_t>(m) * m > kMaxLaneBoundEntries) return 1;
+int tabu_lanes(int units, int threads) {
   return std::max(1, std::min(threads, units / kMinUnitsPerLane));
 }
 
@@ -206,7 +206,10 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   auto draw_tenure = [&] { return tenure_lo + static_cast<int>(rng() % static_cast<unsigned>(tenure_hi - tenure_lo + 1)); };
   int tenure = draw_tenure();
   // Step until which moving v to node j is tabu.
-  std::vector<std::int64_t> tabu_until(static_cast<size_t>(n) * M, 0);
+  // (32 bits, half the memory of a table read at every candidate: the
+  // search stops before a step plus a tenure could pass them, which the
+  // callers' budgets never come near.)
+  std::vector<std::int32_t> tabu_until(static_cast<size_t>(n) * M, 0);
 
   double cost = 0;
   for (int v = 0; v < n; ++v) cost += C[static_cast<size_t>(v) * M + pos[v]];
@@ -256,6 +259,22 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       c.move = mv;
     }
   };
+  // A swap of r with a rank s of node j, out of j into r's node a, has a
+  // second half bounded below by min over the ranks s of j of
+  // C[s][a] - C[s][j] (the pair term 2 w(r, s) d(a, j) is never negative).
+  // Computed when first needed and kept until node j's ranks or their costs
+  // change (changed_at below); a swap whose bound cannot come within reach
+  // of the best so far is not priced rank by rank (the same choice).
+  // Kept per pair of nodes (j, a), shared by a's ranks, in a lane's
+  // table where that table is small; else in the candidate's entry: at 512
+  // nodes a table look-up was a cache miss each (1,024 ranks: the tabu
+  // search in 0.6x the time), where at 32-64 nodes the shared table saves
+  // the recomputations (1.1-1.25x the time without it).
+  struct SwapBound {
+    double value = 0;
+    std::int64_t step = 0;  // the step it was computed at; 0: none yet
+  };
+  const bool bound_table = static_cast<std::int64_t>(m) * m <= kMaxBoundTableEntries;
   // The neighbourhood's scan, nearly all of a step's cost, runs in lanes
   // over consecutive slices of the ranks, one thread each, the caller's
   // first. The first lane chooses as a sequential scan would; the others
@@ -269,14 +288,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     std::vector<std::int64_t> listed;  // per allocated node: the visit that last listed it
     std::int64_t visit = 0;
     std::vector<double> partner_w;
-    // Lower bound of the second half of a swap out of node j into node a:
-    // min over the ranks s of j of C[s][a] - C[s][j] (the pair term
-    // 2 w(r, s) d(a, j) is never negative). Computed when first needed and
-    // kept until node j's ranks or their costs change (changed_at below); a
-    // swap whose bound cannot come within reach of the best so far is not
-    // priced rank by rank (the same choice).
-    std::vector<double> swap_bound;
-    std::vector<std::int64_t> bound_step;  // the step it was computed at
+    std::vector<SwapBound> swap_bound;  // per (j, a), where bound_table
     Choice choice;             // first lane
     double lowest = 0;         // other lanes: the lowest delta so far
     std::vector<Move> record;  // other lanes: the moves to replay
@@ -285,11 +297,21 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   // Each rank's candidate nodes (its partners' nodes, then its node's
   // network neighbours, in first-seen order), rebuilt only after it or a
   // partner moved: a step moves one or two ranks, so most lists still hold.
-  std::vector<std::vector<int>> cand_of(static_cast<size_t>(n));
+  // Nothing else changes a rank's cost row or its tabu row, so each entry
+  // also keeps the rank's cost difference and tabu step there: the scan
+  // reads them in a row instead of from two tables of ranks x nodes (a
+  // cache miss each at 1,024 ranks).
+  struct CandNode {
+    int node;
+    std::int32_t tabu_until;  // moving the rank there is tabu before this step
+    double delta;             // C[r][node] - C[r][pos[r]]
+    SwapBound bound;          // where the lanes keep no table
+  };
+  std::vector<std::vector<CandNode>> cand_of(static_cast<size_t>(n));
   std::vector<char> stale(static_cast<size_t>(n), 1);
   // A spare thread to come (spare_thread) gets a lane of its own when it
   // comes; until then the caller scans that lane too.
-  const int lane_count = tabu_lanes(units, m, threads + (spare_thread ? 1 : 0));
+  const int lane_count = tabu_lanes(units, threads + (spare_thread ? 1 : 0));
   std::vector<Lane> lanes(static_cast<size_t>(lane_count));
   for (int l = 0; l < lane_count; ++l) {
     Lane& L = lanes[l];
@@ -297,26 +319,26 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     L.hi = static_cast<size_t>(units) * (l + 1) / lane_count;
     L.listed.assign(M, 0);
     L.partner_w.assign(static_cast<size_t>(n), 0.0);
-    L.swap_bound.assign(M * M, 0.0);
-    L.bound_step.assign(M * M, 0);
+    if (bound_table) L.swap_bound.assign(M * M, SwapBound{});
   }
   // The last step whose move changed node j's ranks or the cost row of one
   // of them (a partner of a moved rank): the swap bounds out of j computed
   // before it are stale. A step moves one or two ranks, so most bounds hold
   // (their recomputation was a third of the scan at 192 ranks on 32 nodes).
   std::vector<std::int64_t> changed_at(M, 0);
-  auto bound_of = [&](Lane& L, int j, int a, std::int64_t step) {
-    const size_t k = static_cast<size_t>(j) * M + a;
-    if (L.bound_step[k] <= changed_at[j]) {
-      L.bound_step[k] = step;
+  auto bound_of = [&](Lane& L, CandNode& cn, int a, std::int64_t step) {
+    const int j = cn.node;
+    SwapBound& b = bound_table ? L.swap_bound[static_cast<size_t>(j) * M + a] : cn.bound;
+    if (b.step <= changed_at[j]) {
+      b.step = step;
       double lo = std::numeric_limits<double>::infinity();
       for (int s : members[j]) {
         const double* cs = &C[static_cast<size_t>(s) * M];
         lo = std::min(lo, cs[a] - cs[j]);
       }
-      L.swap_bound[k] = lo;
+      b.value = lo;
     }
-    return L.swap_bound[k];
+    return b.value;
   };
   auto scan = [&](Lane& L, bool first, std::int64_t step) {
     L.choice = Choice{};
@@ -338,33 +360,32 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     for (size_t k = L.lo; k < L.hi; ++k) {
       const int r = active[k];
       const int a = pos[r];
-      const double* cr = &C[static_cast<size_t>(r) * M];
-      const std::int64_t* tr = &tabu_until[static_cast<size_t>(r) * M];
-      std::vector<int>& cand = cand_of[r];
+      std::vector<CandNode>& cand = cand_of[r];
       if (stale[r]) {
         stale[r] = 0;
         ++L.visit;
         cand.clear();
+        const double* cr = &C[static_cast<size_t>(r) * M];
+        const std::int32_t* tr = &tabu_until[static_cast<size_t>(r) * M];
+        auto list = [&](int j) {
+          L.listed[j] = L.visit;
+          cand.push_back(CandNode{j, tr[j], cr[j] - cr[a], {}});
+        };
         for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) {
           const int j = pos[graph.adjncy[e]];
-          if (j != a && L.listed[j] != L.visit) {
-            L.listed[j] = L.visit;
-            cand.push_back(j);
-          }
+          if (j != a && L.listed[j] != L.visit) list(j);
         }
         for (int j : neighbours[a])
-          if (L.listed[j] != L.visit) {
-            L.listed[j] = L.visit;
-            cand.push_back(j);
-          }
+          if (L.listed[j] != L.visit) list(j);
       }
       bool weights_listed = false;  // r's edge weights in partner_w, for the swaps' pair term
-      for (int j : cand) {
-        const double dr = cr[j] - cr[a];
-        const bool r_tabu = tr[j] > step;
+      for (CandNode& cn : cand) {
+        const int j = cn.node;
+        const double dr = cn.delta;
+        const bool r_tabu = cn.tabu_until > step;
         if (room[j] > 0) consider(dr, r_tabu, r, -1, j);
         if (members[j].empty()) continue;
-        if (dr + bound_of(L, j, a, step) > reach()) {
+        if (dr + bound_of(L, cn, a, step) > reach()) {
           L.evaluated += static_cast<std::int64_t>(members[j].size());  // the budget counts them all the same
           continue;
         }
@@ -451,7 +472,8 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   } stop_lanes{go, pool};
 
   bool spare_taken = false;  // the spare thread came (whether a lane got it or not)
-  for (std::int64_t step = 1; work > 0; ++step) {
+  const std::int64_t last_step = std::numeric_limits<std::int32_t>::max() - static_cast<std::int64_t>(tenure_hi);
+  for (std::int64_t step = 1; work > 0 && step < last_step; ++step) {
     if (spare_thread && !spare_taken && spare_thread->load(std::memory_order_acquire)) {
       spare_taken = true;
       if (threaded + 1 < lane_count && start_lane(threaded + 1)) ++threaded;
@@ -471,10 +493,10 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     if (choice.move.r < 0) break;  // every move tabu and none aspirated
     const Move mv = choice.move;
     const int a = pos[mv.r];
-    tabu_until[static_cast<size_t>(mv.r) * M + a] = step + tenure;
+    tabu_until[static_cast<size_t>(mv.r) * M + a] = static_cast<std::int32_t>(step + tenure);
     apply_move(mv.r, mv.to, step);
     if (mv.s >= 0) {
-      tabu_until[static_cast<size_t>(mv.s) * M + mv.to] = step + tenure;
+      tabu_until[static_cast<size_t>(mv.s) * M + mv.to] = static_cast<std::int32_t>(step + tenure);
       apply_move(mv.s, a, step);
     }
     cost += mv.delta;

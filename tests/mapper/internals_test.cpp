@@ -649,6 +649,31 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
   CHECK(detail::weighted_cost(h, wide.net(), paired_one) < detail::weighted_cost(h, wide.net(), paired_start));
 }
 
+TEST_CASE("internals: the tabu search on 256 nodes, its swap bounds kept per candidate, is the search it was") {
+  // Above 181 allocated nodes the swap bounds live in the candidates'
+  // entries instead of a table per pair of nodes (tabu_search.cpp): 512
+  // ranks with random partners on a 16x16 torus at 2 per node (swaps only).
+  // The expected cost is what the search made when every bound was in a
+  // table and the costs and tabu steps were read from their tables at every
+  // step (commit 12aeea0): a cache or a bound gone stale would change the
+  // walk. Integer weights on a uniform torus: the cost is exact.
+  const Platform pf = platform_of("torus=16x16 node=package:2,core:1");
+  const CommGraph g = random_graph(512, 6, 13);
+  const Allocation alloc = uniform(pf.net(), iota_nodes(256), 2);
+  std::vector<int> start(512);
+  for (int r = 0; r < 512; ++r) start[r] = (r * 97 + 31) % 512 / 2;
+  std::vector<int> one = start, two = start;
+  detail::tabu_search(g, pf.net(), alloc, one, 30'000'000, 7, 1);
+  detail::tabu_search(g, pf.net(), alloc, two, 30'000'000, 7, 2);
+  CHECK(two == one);
+  CHECK(detail::weighted_cost(g, pf.net(), start) == 25706889216.0);
+  CHECK(detail::weighted_cost(g, pf.net(), one) == 16698572800.0);
+  // With room on every node (3 slots each): moves and swaps.
+  std::vector<int> roomy = start;
+  detail::tabu_search(g, pf.net(), uniform(pf.net(), iota_nodes(256), 3), roomy, 30'000'000, 7, 2);
+  CHECK(detail::weighted_cost(g, pf.net(), roomy) == 16078864384.0);
+}
+
 TEST_CASE("internals: the tabu search's load watch keeps the least loaded placement it walks at a tied cost") {
   // Uneven directed traffic (every seventh flow doubled, so the two ways of
   // a pair can load their links differently) on a 4x4 torus, 60 ranks in 64
