@@ -247,7 +247,7 @@ TEST_CASE("algorithms: the default's max link load is no worse than block's on s
   }
 }
 
-TEST_CASE("algorithms: the default is never worse than block on both metrics, nor than paper or scotch on cost") {
+TEST_CASE("algorithms: the default is never worse than block on cost nor beyond the tie on its busiest link, nor than paper or scotch on cost") {
   struct Case {
     const char* machine;
     const char* pattern;
@@ -266,7 +266,7 @@ TEST_CASE("algorithms: the default is never worse than block on both metrics, no
     const Metrics best = metrics(t, pf, run(t, pf, "rankmap", c.ppn), c.ppn);
     const Metrics block = metrics(t, pf, run(t, pf, "block", c.ppn), c.ppn);
     CHECK(best.weighted_cost <= block.weighted_cost * (1 + 1e-12));
-    CHECK(best.max_link_relative <= block.max_link_relative * (1 + 1e-12));
+    CHECK(best.max_link_relative <= block.max_link_relative * (1 + 1e-3));  // the choice's tie
     for (const char* other : {"paper", "scotch"}) {
       // paper and scotch are candidates; the cost-first choice takes one of
       // them or something cheaper whenever it is no worse than block, and the
@@ -615,6 +615,23 @@ TEST_CASE("algorithms: the bulk model takes MG's runs of the process grid, which
   // without the step there is none.
   CHECK(bulk->bulk_time == predicted_bulk_time(*p2p, bulk->placement, pf).value());
   CHECK(std::isnan(fixed->bulk_time));
+}
+
+TEST_CASE("algorithms: a busiest link within the tie of block's meets block's limit") {
+  // The 2D stencil recorded at 256 ranks (bench/profiles/8x8-4), on a
+  // quarter of 8x4x4x4 at 2 per node (128 of 512 nodes). Its Cartesian
+  // tiling is 0.23% above the lower bound and 14% below block's cost, but
+  // the recorded halos are not quite symmetric and its busiest link is
+  // 0.02% heavier than block's: held to block's exactly, the choice fell
+  // back on block itself. Within the tie (0.1%) it meets the limit.
+  const Traffic t = recorded_traffic("stencil2d256-8x8.prof");
+  const Platform pf = platform_of("torus=8x4x4x4 node=package:2,core:4");
+  const Metrics m = metrics(t, pf, run(t, pf, "rankmap", 2), 2);
+  const Metrics blk = metrics(t, pf, run(t, pf, "block", 2), 2);
+  CHECK(m.weighted_cost <= 0.86 * blk.weighted_cost);
+  CHECK(m.weighted_cost <= m.lower_bound_weighted * 1.003);
+  CHECK(m.max_link_relative <= blk.max_link_relative * 1.001);
+  CHECK(m.max_link_relative > blk.max_link_relative);  // the instance's point: not under block's exactly
 }
 
 TEST_CASE("algorithms: a choice busier than scotch's on its busiest link says so, with both differences") {
