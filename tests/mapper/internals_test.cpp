@@ -66,6 +66,15 @@ std::vector<int> iota_nodes(int n) {
   return v;
 }
 
+// A full placement of `ranks` scrambled over ranks / per_node nodes:
+// rank r on node ((r * stride + offset) mod ranks) / per_node, per_node
+// ranks on each where stride is prime to ranks.
+std::vector<int> scrambled_start(int ranks, int stride, int offset, int per_node) {
+  std::vector<int> start(static_cast<size_t>(ranks));
+  for (int r = 0; r < ranks; ++r) start[static_cast<size_t>(r)] = (r * stride + offset) % ranks / per_node;
+  return start;
+}
+
 // `ppn` slots on every listed node of the network.
 Allocation uniform(const Network& network, std::vector<int> nodes, int ppn) {
   return Allocation::uniform(network.nodes(), std::move(nodes), ppn);
@@ -629,19 +638,16 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
     CHECK(spare_midway == one);
   };
   const Platform pf = platform_of("torus=8x8 node=package:2,core:5");
-  std::vector<int> start(600);
-  for (int r = 0; r < 600; ++r) start[r] = (r * 29 + 3) % 600 / 10;
+  const std::vector<int> start = scrambled_start(600, 29, 3, 10);
   same_on_threads(random_graph(600, 6, 7), pf, uniform(pf.net(), iota_nodes(64), 10), start, 20'000'000, 5, {2, 3, 8});
   const Platform small = platform_of("torus=4x3x2 node=package:2,core:2");
-  std::vector<int> small_start(96);
-  for (int r = 0; r < 96; ++r) small_start[r] = (r * 37 + 1) % 96 / 4;
+  const std::vector<int> small_start = scrambled_start(96, 37, 1, 4);
   same_on_threads(random_graph(96, 5, 11), small, uniform(small.net(), iota_nodes(24), 4), small_start, 5'000'000, 2,
                   {2, 3});
   const Platform wide = platform_of("torus=8x16 node=package:2,core:3");
   const CommGraph h = random_graph(768, 5, 9);
   const Allocation six = uniform(wide.net(), iota_nodes(128), 6);
-  std::vector<int> paired_start(768);
-  for (int r = 0; r < 768; ++r) paired_start[r] = (r * 41 + 5) % 768 / 6;
+  const std::vector<int> paired_start = scrambled_start(768, 41, 5, 6);
   std::vector<int> paired_one = paired_start, paired_two = paired_start;
   detail::paired_search(h, wide.net(), six, paired_one, 1, 10'000'000, 3, 1);
   detail::paired_search(h, wide.net(), six, paired_two, 1, 10'000'000, 3, 2);
@@ -660,8 +666,7 @@ TEST_CASE("internals: the tabu search on 256 nodes, its swap bounds kept per can
   const Platform pf = platform_of("torus=16x16 node=package:2,core:1");
   const CommGraph g = random_graph(512, 6, 13);
   const Allocation alloc = uniform(pf.net(), iota_nodes(256), 2);
-  std::vector<int> start(512);
-  for (int r = 0; r < 512; ++r) start[r] = (r * 97 + 31) % 512 / 2;
+  const std::vector<int> start = scrambled_start(512, 97, 31, 2);
   std::vector<int> one = start, two = start;
   detail::tabu_search(g, pf.net(), alloc, one, 30'000'000, 7, 1);
   detail::tabu_search(g, pf.net(), alloc, two, 30'000'000, 7, 2);
@@ -765,8 +770,7 @@ TEST_CASE("internals: the paired search never loses, keeps every node's slots, i
   const Allocation alloc = uniform(pf.net(), iota_nodes(8), 6);
   for (std::uint64_t seed = 1; seed <= 3; ++seed) {
     const CommGraph g = random_graph(48, 4, seed);
-    std::vector<int> start(48);
-    for (int r = 0; r < 48; ++r) start[r] = (r * 5) % 48 / 6;
+    const std::vector<int> start = scrambled_start(48, 5, 0, 6);
     REQUIRE(detail::paired_search_applies(alloc, start));
     auto a = start, b = start;
     detail::paired_search(g, pf.net(), alloc, a, 2, 1'000'000, seed);
