@@ -26,6 +26,16 @@ Traffic synth_traffic(const std::string& pattern, int ranks, std::uint64_t seed 
   return test::synth_traffic(s);
 }
 
+// Random partners: `degree` per rank, drawn from `seed`.
+Traffic random_traffic(int ranks, int degree, std::uint64_t seed) {
+  SynthSpec s;
+  s.pattern = "random";
+  s.ranks = ranks;
+  s.degree = degree;
+  s.seed = seed;
+  return test::synth_traffic(s);
+}
+
 std::vector<Placement> run(const Traffic& t, const Platform& pf, const std::string& algo, int ppn = 0,
                            std::vector<int> nodes = {}, std::uint64_t seed = 1, Preset preset = Preset::standard) {
   MapOptions o;
@@ -415,12 +425,7 @@ TEST_CASE("algorithms: the strong preset is never beaten by scotch's own mapping
   // the cheapest candidates are relieved under them, and its choice is no
   // worse than Scotch's on either metric.
   const Platform pf = platform_of("torus=8x2 node=package:2,core:4");
-  SynthSpec spec;
-  spec.pattern = "random";
-  spec.ranks = 32;
-  spec.degree = 2;
-  spec.seed = 4;
-  const Traffic t = test::synth_traffic(spec);
+  const Traffic t = random_traffic(32, 2, 4);
   MapOptions o;
   o.ppn = 2;
   auto run = [&](const std::string& algorithm, Preset preset) {
@@ -451,12 +456,7 @@ TEST_CASE("algorithms: the strong preset weighs a busiest-link step dearer than 
   // Strong relieves its choice at up to the bulk model's 3% too, and the
   // model takes that placement for the time it predicts (9.4% faster).
   const Platform pf = platform_of("torus=8x2 node=package:2,core:4");
-  SynthSpec spec;
-  spec.pattern = "random";
-  spec.ranks = 32;
-  spec.degree = 4;
-  spec.seed = 1;
-  const Traffic t = test::synth_traffic(spec);
+  const Traffic t = random_traffic(32, 4, 1);
   MapOptions o;
   o.ppn = 2;
   o.preset = Preset::strong;
