@@ -11,7 +11,8 @@
 # GROUP is a folder of bench/profiles (its machine and ranks per node as in
 # the peer benchmark); NAME the program (examples/smpi/NAME, its arguments
 # from bench/profiles/example-args.txt at the profile's rank count).
-# Environment: RANKMAP_BUILD_DIR (default <repo>/build), REF_RANKMAP.
+# Environment: RANKMAP_BUILD_DIR (default <repo>/build), REF_RANKMAP, PRESET
+# (the mapper's --preset, default `default`: `strong` compares strong's).
 set -euo pipefail
 
 # shellcheck source=bench/lib.sh
@@ -43,7 +44,7 @@ for t in "${!tools[@]}"; do
   label=$([ "$t" -eq 0 ] && echo this || echo ref)
   for s in $seeds; do
     map=$out/$group-$name-$label-$s.map
-    "${tools[$t]}" map -q -p "$prof" -m "$machine" --ppn "$ppn" --seed "$s" -o "$map" > "$out/map.txt"
+    "${tools[$t]}" map -q -p "$prof" -m "$machine" --ppn "$ppn" --preset "${PRESET:-default}" --seed "$s" -o "$map" > "$out/map.txt"
     hb=$(awk '$1 == "hop-bytes" && $2 == "B*hop" { print $4 }' "$out/map.txt")
     ml=$(awk '$1 == "max" && $2 == "link" && $3 == "load" { print $6 }' "$out/map.txt")
     # shellcheck disable=SC2086  # the arguments are words
