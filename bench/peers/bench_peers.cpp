@@ -45,6 +45,7 @@
 #include "rankmap/profile.hpp"
 #include "rankmap/text.hpp"
 #include "rankmap/torus.hpp"
+#include "../../mapper/src/detail.hpp"  // find_placement_within (the exact search)
 
 namespace fs = std::filesystem;
 
@@ -242,6 +243,14 @@ struct Tool {
 
 constexpr const char* kDefaultTool = "rankmap (default)";
 constexpr const char* kStrongTool = "rankmap strong";
+// Relative tolerance under which two scores count as tied (issue 10: "<= best
+// peer x 1.001").
+constexpr double kTie = 1e-3;
+// The exact search for a placement best on both runs up to this many ranks
+// (the LAMMPS jobs' 16: 0.05-0.2 s there), and gives up after this many
+// partial placements.
+constexpr int kExactMaxRanks = 20;
+constexpr std::int64_t kExactMaxStates = 200'000'000;
 
 const std::vector<Tool>& all_tools() {
   using rankmap::Preset;
@@ -289,9 +298,19 @@ struct SeedRun {
   double bulk_time = rankmap::kNoValue;  // the bulk model's predicted time
 };
 
+// Whether any placement is best or tied on both metrics against the best
+// peer: the exact search on small jobs (detail::find_placement_within).
+struct ExactCheck {
+  bool ran = false;
+  rankmap::detail::PlacementSearch::Outcome outcome = rankmap::detail::PlacementSearch::Outcome::gave_up;
+  std::int64_t states = 0;
+  double seconds = 0;
+};
+
 struct InstanceRun {
   std::vector<Result> results;
   std::vector<SeedRun> seeds;  // the default preset at every seed of the spread, the reported one first
+  ExactCheck exact;
 };
 
 // ----------------------------------------------------------- graph export
@@ -884,14 +903,34 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
     }
     log << "\n";
   }
+
+  // Small jobs: is there a placement within the tie of the best peer on both
+  // metrics at all? Where none is, a trade-off is not the search's miss.
+  if (ranks <= kExactMaxRanks) {
+    double best_hop = INFINITY, best_link = INFINITY;
+    for (const Result& r : results) {
+      const Tool* t = find_tool_info(r.tool);
+      if (r.state != State::ok || !t || t->is_preset()) continue;
+      best_hop = std::min(best_hop, r.metrics.hop_bytes);
+      best_link = std::min(best_link, r.metrics.max_link_relative);
+    }
+    if (std::isfinite(best_hop) && std::isfinite(best_link)) {
+      const double start = now();
+      const auto found = rankmap::detail::find_placement_within(
+          *traffic, net, rankmap::Allocation::uniform(net.nodes(), nodes, in.ppn), best_hop * (1 + kTie),
+          best_link * (1 + kTie), kExactMaxStates);
+      run.exact = {true, found.outcome, found.states, now() - start};
+      using O = rankmap::detail::PlacementSearch::Outcome;
+      log << "  exact search for a placement within " << 1 + kTie << "x the best peer on both: "
+          << (found.outcome == O::found ? "found" : found.outcome == O::none ? "none" : "gave up") << " ("
+          << found.states << " partial placements, " << run.exact.seconds << " s)\n";
+    }
+  }
   return run;
 }
 
 // ------------------------------------------------------------------- tables
 
-// Relative tolerance under which two scores count as tied (issue 10: "<= best
-// peer x 1.001").
-constexpr double kTie = 1e-3;
 
 bool tied_or_better(double ours, double best) { return ours <= best * (1 + kTie) + 1e-300; }
 // a is lower than b by more than the tie tolerance.
@@ -975,6 +1014,13 @@ struct Verdict {
   std::string culprit;                   // the peer best on both, or dominating
   bool culprit_dominates = false;
   double time_ratio = 0;                 // faster: judged / the fastest peer best on both (bulk model)
+  // Trade-off or faster: whether some placement is best or tied on both
+  // against the peers. `both_by` names who showed it (another rankmap
+  // preset's mapping, or the exact search); none: the exact search proved
+  // that no placement is; unknown: too many ranks to search.
+  enum class Both { unknown, exists, none } both = Both::unknown;
+  std::string both_by;
+  std::int64_t exact_states = 0;
 };
 
 // The results of every tool that is not a rankmap preset (block and paper
@@ -988,7 +1034,33 @@ std::vector<const Result*> peer_results(const std::vector<Result>& rs) {
   return peers;
 }
 
-Verdict judge(const std::vector<Result>& rs, const std::string& judged_name) {
+// Where the judged preset is not best or tied on both: does a placement
+// exist that is? Another preset's mapping shows one; else the exact search
+// on small jobs settles it.
+void settle_both(Verdict& v, const InstanceRun& run, const std::string& judged_name, double best_hop,
+                 double best_link) {
+  for (const Result& r : run.results) {
+    const Tool* t = find_tool_info(r.tool);
+    if (r.tool == judged_name || r.state != State::ok || !t || !t->is_preset()) continue;
+    if (tied_or_better(r.metrics.hop_bytes, best_hop) && tied_or_better(r.metrics.max_link_relative, best_link)) {
+      v.both = Verdict::Both::exists;
+      v.both_by = "`" + r.tool + "`";
+      return;
+    }
+  }
+  if (!run.exact.ran) return;
+  using O = rankmap::detail::PlacementSearch::Outcome;
+  v.exact_states = run.exact.states;
+  if (run.exact.outcome == O::found) {
+    v.both = Verdict::Both::exists;
+    v.both_by = "the exact search";
+  } else if (run.exact.outcome == O::none) {
+    v.both = Verdict::Both::none;
+  }
+}
+
+Verdict judge(const InstanceRun& run, const std::string& judged_name) {
+  const std::vector<Result>& rs = run.results;
   Verdict v;
   const Result* j = find_result(rs, judged_name);
   if (!usable(j)) return v;
@@ -1033,6 +1105,7 @@ Verdict judge(const std::vector<Result>& rs, const std::string& judged_name) {
       return v;
     }
   v.outcome = beaten_on_both ? Outcome::faster : Outcome::tradeoff;
+  if (v.outcome == Outcome::tradeoff) settle_both(v, run, judged_name, best_hop, best_link);
   return v;
 }
 
@@ -1041,13 +1114,25 @@ std::string ratio_to_best(double r, const std::string& best) {
   return fmt("%.3f", r) + (tied_or_better(r, 1.0) ? "" : " (" + best + ")");
 }
 
+// What is known of a placement best on both, for a trade-off's verdict.
+std::string both_text(const Verdict& v) {
+  switch (v.both) {
+    case Verdict::Both::none:
+      return "no placement is best on both (exact search: none within " + fmt("%.1f", kTie * 100) +
+             "% of the best peer on both metrics, " + std::to_string(v.exact_states) + " partial placements)";
+    case Verdict::Both::exists: return "no peer's mapping is best on both, but " + v.both_by + "'s is";
+    case Verdict::Both::unknown: break;
+  }
+  return "no tool's mapping is best on both";
+}
+
 std::string verdict_text(const Verdict& v) {
   const std::string ratios = "hop-bytes " + fmt("%.3f", v.hop_ratio) + "x " + v.hop_best + ", max link " +
                              fmt("%.3f", v.link_ratio) + "x " + v.link_best;
   switch (v.outcome) {
     case Outcome::best: return "best or tied";
     case Outcome::tradeoff:
-      return "*trade-off*: no mapping is best on both; not dominated by any peer (" + ratios + ")";
+      return "*trade-off*: " + both_text(v) + "; not dominated by any peer (" + ratios + ")";
     case Outcome::faster:
       return "*faster*: " + v.culprit + " is best on both, the bulk model predicts the mapping " +
              fmt("%.1f%%", (1 - v.time_ratio) * 100) + " faster; not dominated (" + ratios + ")";
@@ -1179,8 +1264,8 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
   std::vector<Verdict> def_v(instances.size()), strong_v(instances.size());
   std::vector<Spread> spreads(instances.size());
   for (size_t i = 0; i < instances.size(); ++i) {
-    def_v[i] = judge(runs[i].results, kDefaultTool);
-    strong_v[i] = judge(runs[i].results, kStrongTool);
+    def_v[i] = judge(runs[i], kDefaultTool);
+    strong_v[i] = judge(runs[i], kStrongTool);
     spreads[i] = spread(runs[i].seeds);
   }
   auto count = [&](const std::vector<Verdict>& vs, Outcome o, const std::string& machine = "") {
@@ -1194,8 +1279,18 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
      << instances.size() << " instances: " << instances.size() - recorded << " synthetic, " << recorded
      << " recorded profiles.\n\n";
   for (const auto& [name, vs] : {std::pair{std::string(kDefaultTool), &def_v}, std::pair{std::string(kStrongTool), &strong_v}}) {
+    int proven = 0, shown = 0;
+    for (const Verdict& v : *vs)
+      if (v.outcome == Outcome::tradeoff) {
+        proven += v.both == Verdict::Both::none;
+        shown += v.both == Verdict::Both::exists;
+      }
     md << "- `" << name << "`: best or tied on both metrics on " << count(*vs, Outcome::best) << "; trade-off, not dominated on "
-       << count(*vs, Outcome::tradeoff) << "; beaten on both by a peer but predicted at least "
+       << count(*vs, Outcome::tradeoff);
+    if (proven + shown > 0)
+      md << " (of which no placement is best on both, by exact search, on " << proven
+         << "; another preset's mapping or the exact search is best on both on " << shown << ")";
+    md << "; beaten on both by a peer but predicted at least "
        << kFasterGain * 100 << "% faster (*faster*) on " << count(*vs, Outcome::faster) << "; **fails** on "
        << count(*vs, Outcome::fails);
     if (const int n = count(*vs, Outcome::no_result)) md << "; no result on " << n;
@@ -1347,8 +1442,10 @@ void write_summary(std::ostream& md, const std::vector<Instance>& instances, con
         "every tool that is not a rankmap preset, block and paper included; the best peer is named where the "
         "default is more than "
      << kTie * 100 << "% above it), the verdicts of the default and of `" << kStrongTool
-     << "` (best or tied on both; else *trade-off* when no mapping is within " << kTie * 100
-     << "% of the best on both and no peer dominates it on hop-bytes, max link load and predicted time; "
+     << "` (best or tied on both; else *trade-off* when no tool's mapping is within " << kTie * 100
+     << "% of the best on both and no peer dominates it on hop-bytes, max link load and predicted time, with "
+        "what is known of a placement that would be: another preset's mapping, or up to "
+     << kExactMaxRanks << " ranks an exact search for one, which may prove that none exists; "
         "*faster* when a peer is best on both but the bulk model predicts the preset at least "
      << kFasterGain * 100 << "% faster than it and no peer dominates it; else **fails**), and the default's seed "
         "spread (of its bulk model time too: n/a where the model did not run at every seed).\n\n"

@@ -351,4 +351,21 @@ int nodes_needed(const Allocation& allocation, int ranks);
 // to its slots before the next: `block` along any order of the nodes.
 std::vector<int> fill_in_order(const std::vector<int>& order, const Allocation& allocation, int ranks);
 
+// Exact search (exact_search.cpp): is there a placement of the traffic's
+// ranks on the allocation (at most its slots on every node) whose hop-bytes
+// (bytes x hops, as the evaluator counts them) are at most max_hop_bytes and
+// whose busiest directed link, under the network's routing, carries at most
+// max_link_relative (bytes / capacity, seconds)? Exhaustive depth-first
+// search with both limits pruning partial placements; exponential, for
+// small jobs (the peer benchmark's 16-rank LAMMPS runs). Gives up after
+// max_states partial placements.
+struct PlacementSearch {
+  enum class Outcome { none, found, gave_up };
+  Outcome outcome = Outcome::none;
+  std::vector<int> node_of;  // found: a placement within both limits (network nodes)
+  std::int64_t states = 0;   // partial placements visited
+};
+PlacementSearch find_placement_within(const Traffic& traffic, const Network& net, const Allocation& allocation,
+                                      double max_hop_bytes, double max_link_relative, std::int64_t max_states);
+
 }  // namespace rankmap::detail

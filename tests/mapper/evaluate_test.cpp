@@ -740,3 +740,94 @@ TEST_CASE("lower bound: the cut part lifts the bound where the graph expands") {
   CHECK(m->lower_bound_hop_bytes == lb.hop_bytes);
   CHECK(m->hop_bytes >= lb.hop_bytes);
 }
+
+TEST_CASE("exact search: finds a placement within both limits exactly where brute force does") {
+  // Every placement of the ranks (a base-`nodes` counter over the
+  // allocation), its hop-bytes and busiest link as the evaluator computes
+  // them; then, for limits on a grid of the values met (and just below
+  // them), the search must answer as the enumeration does, and a placement
+  // it returns must meet both limits under the evaluator.
+  struct Case {
+    std::string machine;
+    std::vector<int> nodes, slots;
+    int ranks;
+    std::vector<Flow> flows;
+  };
+  const std::vector<Case> cases = {
+      // 4x2 torus (halfway round the ring of 4, single links along y), 2 slots each.
+      {"torus=4x2 node=core:2 bw=1e9", {0, 1, 2, 3, 4, 5, 6, 7}, {2, 2, 2, 2, 2, 2, 2, 2}, 5,
+       {{0, 1, 1, 700}, {0, 3, 1, 300}, {1, 0, 1, 650}, {1, 2, 1, 410}, {2, 1, 1, 90}, {2, 4, 1, 520},
+        {3, 0, 1, 300}, {3, 4, 1, 260}, {4, 2, 1, 515}, {4, 3, 1, 275}}},
+      // Part of a 3x3 torus with doubled x links and unequal slots; rank 5 has no traffic.
+      {"torus=3x3 links=2x1 node=core:2 bw=1e9", {0, 1, 2, 4, 5, 7}, {2, 1, 1, 2, 1, 1}, 6,
+       {{0, 1, 1, 100}, {0, 2, 1, 30}, {1, 0, 1, 100}, {1, 3, 1, 80}, {2, 0, 1, 30}, {2, 4, 1, 55},
+        {3, 1, 1, 80}, {3, 4, 1, 120}, {4, 2, 1, 60}, {4, 3, 1, 110}}},
+  };
+  for (const Case& c : cases) {
+    INFO(c.machine);
+    const Platform pf = platform_of(c.machine);
+    const Network& net = pf.net();
+    const Allocation alloc(net.nodes(), c.nodes, c.slots);
+    const Traffic t = traffic_of(c.ranks, c.flows);
+    std::vector<std::pair<double, double>> met;  // (hop-bytes, busiest link) of every placement
+    std::vector<int> index(static_cast<size_t>(c.ranks), 0);
+    const int m = alloc.size();
+    for (;;) {
+      std::vector<int> load(static_cast<size_t>(m), 0);
+      bool fits = true;
+      for (int i : index) fits = fits && ++load[i] <= alloc.slots(c.nodes[i]);
+      if (fits) {
+        std::vector<Placement> pl;
+        for (int i : index) pl.push_back({c.nodes[i], 0});
+        auto e = evaluate(t, pl, pf, EvaluateOptions{0, c.nodes, false, nullptr});
+        REQUIRE(e.ok());
+        met.push_back({e->hop_bytes, e->max_link_relative});
+      }
+      int i = 0;
+      while (i < c.ranks && ++index[i] == m) index[i++] = 0;
+      if (i == c.ranks) break;
+    }
+    auto grid = [&](bool hop) {
+      std::vector<double> v;
+      for (const auto& p : met) v.push_back(hop ? p.first : p.second);
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      std::vector<double> out;
+      for (size_t k = 0; k < 10; ++k) {
+        const double x = v[k * (v.size() - 1) / 9];
+        out.push_back(x);
+        out.push_back(x * (1 - 1e-6));
+      }
+      return out;
+    };
+    int found = 0, none = 0;
+    for (double h : grid(true))
+      for (double l : grid(false)) {
+        const bool exists = std::any_of(met.begin(), met.end(), [&](const auto& p) {
+          return p.first <= h * (1 + 1e-12) && p.second <= l * (1 + 1e-12);
+        });
+        const detail::PlacementSearch s = detail::find_placement_within(t, net, alloc, h, l, 1'000'000);
+        INFO("limits " << h << " B x hop, " << l << " s");
+        REQUIRE(s.outcome != detail::PlacementSearch::Outcome::gave_up);
+        CHECK((s.outcome == detail::PlacementSearch::Outcome::found) == exists);
+        if (s.outcome != detail::PlacementSearch::Outcome::found) {
+          ++none;
+          continue;
+        }
+        ++found;
+        std::vector<Placement> pl;
+        std::vector<int> held(static_cast<size_t>(net.nodes()), 0);
+        for (int node : s.node_of) {
+          pl.push_back({node, 0});
+          CHECK(++held[node] <= alloc.slots(node));
+        }
+        auto e = evaluate(t, pl, pf, EvaluateOptions{0, c.nodes, false, nullptr});
+        REQUIRE(e.ok());
+        CHECK(e->hop_bytes <= h * (1 + 1e-12));
+        CHECK(e->max_link_relative <= l * (1 + 1e-12));
+      }
+    // Both answers occur (the grid spans the cheapest and the dearest placements).
+    CHECK(found > 0);
+    CHECK(none > 0);
+  }
+}
