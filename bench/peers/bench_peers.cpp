@@ -931,7 +931,6 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
 
 // ------------------------------------------------------------------- tables
 
-
 bool tied_or_better(double ours, double best) { return ours <= best * (1 + kTie) + 1e-300; }
 // a is lower than b by more than the tie tolerance.
 bool clearly_lower(double a, double b) { return !tied_or_better(b, a); }
@@ -1014,10 +1013,10 @@ struct Verdict {
   std::string culprit;                   // the peer best on both, or dominating
   bool culprit_dominates = false;
   double time_ratio = 0;                 // faster: judged / the fastest peer best on both (bulk model)
-  // Trade-off or faster: whether some placement is best or tied on both
-  // against the peers. `both_by` names who showed it (another rankmap
+  // Trade-off: whether some placement is best or tied on both against
+  // the peers. `both_by` names who showed it (another rankmap
   // preset's mapping, or the exact search); none: the exact search proved
-  // that no placement is; unknown: too many ranks to search.
+  // that no placement is; unknown: too many ranks to search, or it gave up.
   enum class Both { unknown, exists, none } both = Both::unknown;
   std::string both_by;
   std::int64_t exact_states = 0;
