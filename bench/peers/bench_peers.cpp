@@ -707,6 +707,17 @@ bool selected(const Options& opt, const std::string& tool) {
   return opt.tools.empty() || std::find(opt.tools.begin(), opt.tools.end(), tool) != opt.tools.end();
 }
 
+// The results of every tool that is not a rankmap preset (block and paper
+// included) that produced a mapping.
+std::vector<const Result*> peer_results(const std::vector<Result>& rs) {
+  std::vector<const Result*> peers;
+  for (const Result& r : rs) {
+    const Tool* t = find_tool_info(r.tool);
+    if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
+  }
+  return peers;
+}
+
 InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path& dir, std::ostream& log) {
   InstanceRun run;
   std::vector<Result>& results = run.results;
@@ -908,11 +919,9 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
   // metrics at all? Where none is, a trade-off is not the search's miss.
   if (ranks <= kExactMaxRanks) {
     double best_hop = INFINITY, best_link = INFINITY;
-    for (const Result& r : results) {
-      const Tool* t = find_tool_info(r.tool);
-      if (r.state != State::ok || !t || t->is_preset()) continue;
-      best_hop = std::min(best_hop, r.metrics.hop_bytes);
-      best_link = std::min(best_link, r.metrics.max_link_relative);
+    for (const Result* p : peer_results(results)) {
+      best_hop = std::min(best_hop, p->metrics.hop_bytes);
+      best_link = std::min(best_link, p->metrics.max_link_relative);
     }
     if (std::isfinite(best_hop) && std::isfinite(best_link)) {
       const double start = now();
@@ -1021,17 +1030,6 @@ struct Verdict {
   std::string both_by;
   std::int64_t exact_states = 0;
 };
-
-// The results of every tool that is not a rankmap preset (block and paper
-// included) that produced a mapping.
-std::vector<const Result*> peer_results(const std::vector<Result>& rs) {
-  std::vector<const Result*> peers;
-  for (const Result& r : rs) {
-    const Tool* t = find_tool_info(r.tool);
-    if (r.state == State::ok && t && !t->is_preset()) peers.push_back(&r);
-  }
-  return peers;
-}
 
 // Where the judged preset is not best or tied on both: does a placement
 // exist that is? Another preset's mapping shows one; else the exact search

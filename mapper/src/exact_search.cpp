@@ -20,7 +20,6 @@
 // its state budget.
 #include <algorithm>
 #include <map>
-#include <numeric>
 
 #include "detail.hpp"
 
@@ -114,8 +113,8 @@ PlacementSearch find_placement_within(const Traffic& traffic, const Network& net
   double hop_bytes = 0;
 
   // Adds (sign +1) or removes (-1) the flows between rank v on node j and
-  // the placed ranks; false, with nothing changed, where adding passes the
-  // link limit.
+  // the placed ranks; false where adding took a link past the limit (the
+  // flows stay added: the caller removes them with -1, as after a search).
   auto apply = [&](int v, int j, double sign) {
     for (const Partner& q : partners[v]) {
       const int i = at[q.rank];
@@ -164,7 +163,7 @@ PlacementSearch find_placement_within(const Traffic& traffic, const Network& net
     std::stable_sort(options.begin(), options.end(),
                      [](const auto& a, const auto& b) { return a.first < b.first; });
     for (size_t c = 0; c < options.size(); ++c) {
-      const int j = choices[k][c].second;
+      const int j = options[c].second;
       at[v] = j;
       --room[j];
       if (apply(v, j, 1)) self(self, k + 1);
