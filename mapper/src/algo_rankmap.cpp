@@ -62,6 +62,8 @@ using detail::family_of;
 using detail::kHugeRanks;
 using detail::kSearchAllStartsUpTo;
 using detail::kSeedFreeSeed;
+using detail::kRelieveMinLoadGain;
+using detail::kTieShare;
 using detail::numbered;
 using detail::seed_free;
 
@@ -161,15 +163,9 @@ constexpr int kStrongDefaultRuns = 4;
 constexpr int kTiedRelief = 4;              // cheapest candidates each given the link relief
 constexpr size_t kUnderBlockRelief = 2;     // cheapest candidates relieved under block's busiest link
 constexpr double kRelieveCostShare = 0.01;    // cost the link relief may spend
-// A gain the model cannot tell from noise is no reason to move ranks: on a
-// uniform all-to-all every placement scores within 0.01%, yet a permutation
-// of block ran 1.6-1.8x slower in SimGrid, because MPI's collective
-// algorithms pair ranks in rank order (docs/benchmarks.md, simulated runs).
-constexpr double kTieShare = 1e-3;
 constexpr double kTimeCostShare = 0.02;  // cost the time model's choice may spend
 constexpr double kTimeMinGain = 0.05;    // predicted time it must save for that
 constexpr int kTimeShortlist = 8;        // distinct cheapest candidates it predicts
-constexpr double kRelieveMinLoadGain = 0.05;  // max link load it must save for that
 // The bulk model's rate (step 4): the predicted time it must save, the
 // cost over the cheapest it may spend at most (and never more than the
 // time it saves), and how many candidates it replays besides the choice.

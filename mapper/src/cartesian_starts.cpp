@@ -20,6 +20,7 @@
 //                        neighbours
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <numeric>
 
 #include "detail.hpp"
@@ -34,6 +35,9 @@ constexpr std::int64_t kMaxBoxChecks = 4'000'000;
 // Scaled layouts of a grid held to the slots (scaled_grid_start), cheapest
 // first by their cost before.
 constexpr size_t kScaledRepaired = 3;
+// Foldings of one block grid kept within the tie of the cheapest (each holds
+// a node per block): their busiest links are compared by the caller.
+constexpr size_t kMaxTiedFoldings = 32;
 
 // Every ordered factorisation of n into `parts` factors >= 2.
 void factorisations(int n, int parts, std::vector<int>& prefix, std::vector<std::vector<int>>& out) {
@@ -201,8 +205,9 @@ std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, i
   return found;
 }
 
-std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
-                                  const std::vector<int>& nodes) {
+std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
+                                                       const Torus& torus, const std::vector<int>& nodes,
+                                                       double tie_share) {
   long long volume = 1;
   for (int s : grid) volume *= s;
   if (volume != blocks.vertices || volume > static_cast<long long>(nodes.size())) return {};
@@ -210,8 +215,14 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
   std::vector<char> allocated(static_cast<size_t>(torus.nodes()), 0);
   for (int a : nodes) allocated[static_cast<size_t>(a)] = 1;
   const bool whole = static_cast<int>(nodes.size()) == torus.nodes();
-  std::vector<int> best, node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(nd));
-  double best_cost = 0;
+  std::vector<int> node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(nd));
+  // The foldings within the tie of the cheapest so far, in the order found.
+  struct Folding {
+    double cost;
+    std::vector<int> node_of;
+  };
+  std::vector<Folding> tied;
+  double best_cost = std::numeric_limits<double>::infinity();
   std::int64_t checks = 0;
 
   // The nodes of a box (sizes `box` from `offset`), or false when one of
@@ -273,10 +284,18 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
         node_of[static_cast<size_t>(b)] = torus.node_at(tc);
       }
       const double cost = weighted_cost(blocks, torus, node_of);
-      if (best.empty() || cost < best_cost) {
-        best = node_of;
+      if (cost > best_cost * (1 + tie_share)) return;
+      if (cost < best_cost) {
         best_cost = cost;
+        tied.erase(std::remove_if(tied.begin(), tied.end(),
+                                  [&](const Folding& f) { return f.cost > best_cost * (1 + tie_share); }),
+                   tied.end());
+        // The cheapest is always kept: it takes the dearest one's place.
+        if (tied.size() == kMaxTiedFoldings)
+          tied.erase(std::max_element(tied.begin(), tied.end(),
+                                      [](const Folding& a, const Folding& b) { return a.cost < b.cost; }));
       }
+      if (tied.size() < kMaxTiedFoldings) tied.push_back(Folding{cost, node_of});
     };
     // At most grid.size()^dims assignments (3^4 = 81 on a 4D torus).
     assign(0);
@@ -324,7 +343,55 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
     box[static_cast<size_t>(t)] = 1;
   };
   sizes_from(0, volume);
-  return best;
+  // Cheapest first; among equal costs, the first found.
+  std::stable_sort(tied.begin(), tied.end(), [](const Folding& a, const Folding& b) { return a.cost < b.cost; });
+  std::vector<std::vector<int>> out;
+  for (Folding& f : tied) out.push_back(std::move(f.node_of));
+  return out;
+}
+
+std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
+                                  const std::vector<int>& nodes) {
+  std::vector<std::vector<int>> foldings = tied_block_grid_foldings(blocks, grid, torus, nodes, 0);
+  return foldings.empty() ? std::vector<int>{} : std::move(foldings.front());
+}
+
+std::vector<int> lightest_block_grid_folding(const CommGraph& blocks, const std::vector<std::vector<int>>& grids,
+                                             const std::vector<int>& part, const Traffic* traffic, const Network& net,
+                                             const Torus& torus, const std::vector<int>& nodes, double tie_share,
+                                             double min_load_gain) {
+  std::vector<std::pair<double, std::vector<int>>> tied;  // (cost, node per block), in the order found
+  double cheapest = std::numeric_limits<double>::infinity();
+  for (const std::vector<int>& grid : grids)
+    for (std::vector<int>& fold : tied_block_grid_foldings(blocks, grid, torus, nodes, tie_share)) {
+      const double cost = weighted_cost(blocks, net, fold);
+      cheapest = std::min(cheapest, cost);
+      tied.emplace_back(cost, std::move(fold));
+    }
+  // The busiest link of each; the cheapest's (the first found among
+  // equals) is what the lightest must beat.
+  std::vector<double> load(tied.size(), 0);
+  size_t first = tied.size();
+  double lightest = std::numeric_limits<double>::infinity();
+  std::vector<int> node_of(part.size());
+  for (size_t i = 0; i < tied.size(); ++i) {
+    if (tied[i].first > cheapest * (1 + tie_share)) continue;
+    if (first == tied.size() || tied[i].first < tied[first].first) first = i;
+    if (traffic && tied.size() > 1) {
+      for (size_t r = 0; r < part.size(); ++r) node_of[r] = tied[i].second[static_cast<size_t>(part[r])];
+      load[i] = network_score(*traffic, net, node_of).max_link_relative;
+    }
+    lightest = std::min(lightest, load[i]);
+  }
+  if (first == tied.size()) return {};
+  size_t kept = first;
+  if (lightest <= load[first] * (1 - min_load_gain))
+    // Loads within the tie of the lightest tie too: of those, the cheapest.
+    for (size_t i = 0; i < tied.size(); ++i)
+      if (tied[i].first <= cheapest * (1 + tie_share) && load[i] <= lightest * (1 + tie_share) &&
+          (load[kept] > lightest * (1 + tie_share) || tied[i].first < tied[kept].first))
+        kept = i;
+  return std::move(tied[kept].second);
 }
 
 ScaledGrid scaled_grid_start(const CommGraph& graph, const Torus& torus, const Allocation& allocation,

@@ -15,6 +15,15 @@ namespace rankmap::detail {
 
 constexpr int kSearchAllStartsUpTo = 8192;  // ranks: above, fewer starts and searches
 constexpr int kHugeRanks = 65536;           // ranks: above, the structure starts only
+// Costs (and loads) within this share of each other tie. A gain the model
+// cannot tell from noise is no reason to move ranks: on a uniform
+// all-to-all every placement scores within 0.01%, yet a permutation of
+// block ran 1.6-1.8x slower in SimGrid, because MPI's collective algorithms
+// pair ranks in rank order (docs/benchmarks.md, simulated runs).
+constexpr double kTieShare = 1e-3;
+// Max link load a placement must save to be worth up to 1% of cost
+// (the load's rate, docs/mapper.md "Objective").
+constexpr double kRelieveMinLoadGain = 0.05;
 
 // A placement the default considers: where it comes from ("scotch-strict#3+
 // search+ils": a start, its seed number, the steps applied) and its score.

@@ -194,17 +194,8 @@ Result<std::vector<Candidate>> default_starts(const MapProblem& p, const CommGra
             ++placed;
           }
           if (folded < kCartesianPlaced && torus.as_torus()) {
-            std::vector<int> block_node;
-            double block_cost = 0;
-            for (const std::vector<int>& grid : grouping.grids) {
-              std::vector<int> fold = embed_block_grid(q, grid, *torus.as_torus(), nodes);
-              if (fold.empty()) continue;
-              const double cost = weighted_cost(q, torus, fold);
-              if (block_node.empty() || cost < block_cost) {
-                block_node = std::move(fold);
-                block_cost = cost;
-              }
-            }
+            const std::vector<int> block_node = lightest_block_grid_folding(
+                q, grouping.grids, grouping.part, p.traffic, torus, *torus.as_torus(), nodes, kTieShare, kRelieveMinLoadGain);
             if (!block_node.empty()) {
               from_groups(name + "-folded", grouping.part, block_node);
               ++folded;

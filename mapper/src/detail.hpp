@@ -90,6 +90,28 @@ CommGraph renumbered(const CommGraph& graph, const std::vector<int>& order);
 // empty when none exists.
 std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
                                   const std::vector<int>& nodes);
+// Every folding of that kind within `tie_share` of the lowest weighted cost
+// (at most 32), cheapest first; the first is embed_block_grid's. Foldings of
+// one cost can load the links differently: boxes of other shapes, rings
+// walked in other dimensions (the routing is not symmetric).
+std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
+                                                       const Torus& torus, const std::vector<int>& nodes,
+                                                       double tie_share);
+// The folding a start keeps, among the cheapest folding over the grids of
+// one grouping (`part`: the block of each rank; the first found among
+// equals) and those within `tie_share` of its cost: where the lightest
+// busiest link under the real routing of `traffic` is at least
+// `min_load_gain` lighter than the cheapest's, the cheapest of those within
+// `tie_share` of the lightest; else the cheapest (also without traffic).
+// Boxes of other shapes and rings walked along other dimensions cost alike
+// and load the links differently; a cheap start heavy on one link reaches
+// the choice only through a relief that costs (recorded ADI at 256 ranks on
+// a quarter of 8x4x4x4 ended 8.3% dearer at 3 seeds of 5 from a folding 36%
+// heavier than block's busiest link). Empty when no grid folds.
+std::vector<int> lightest_block_grid_folding(const CommGraph& blocks, const std::vector<std::vector<int>>& grids,
+                                             const std::vector<int>& part, const Traffic* traffic, const Network& net,
+                                             const Torus& torus, const std::vector<int>& nodes, double tie_share,
+                                             double min_load_gain);
 
 // The ranks of the likeliest row-major 2D or 3D process grid (the shape with
 // the most weight between grid neighbours, at least `min_affinity` of the

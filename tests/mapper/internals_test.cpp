@@ -1015,6 +1015,52 @@ TEST_CASE("internals: a block grid folds into a box of allocated nodes when the 
   CHECK(detail::embed_block_grid(grid, {4, 4}, t, holes).empty());
 }
 
+TEST_CASE("internals: of the foldings that tie on cost, a start keeps the one with the lightest busiest link") {
+  // An 8x4 periodic grid with a diagonal (the heavy diagonal of an ADI
+  // sweep), one rank per node, on desmos (4x2x2x2, one link along y, z and
+  // k): the grid's 8 along x and one of y, z, k, its 4 walked around the
+  // other two, costs the same whichever dimensions it takes, and the
+  // direction-ordered routing loads the links differently (the first
+  // folding found: 1.5x the lightest's busiest link).
+  const Platform pf = platform_of("desmos");
+  const Torus& t = test::torus_of(pf);
+  const CommGraph grid = periodic_grid(8, 4, {{0, 1}, {1, 0}, {1, 1}});
+  Traffic traffic;
+  traffic.ranks = 32;
+  for (int u = 0; u < 32; ++u)
+    for (auto e = grid.xadj[u]; e < grid.xadj[u + 1]; ++e) traffic.flows.push_back({u, grid.adjncy[e], 1, 1000});
+  REQUIRE(traffic.check().ok());
+  std::vector<int> part(32);
+  std::iota(part.begin(), part.end(), 0);
+  const std::vector<std::vector<int>> tied = detail::tied_block_grid_foldings(grid, {8, 4}, t, iota_nodes(32), 1e-3);
+  REQUIRE(tied.size() > 1);
+  CHECK(tied.front() == detail::embed_block_grid(grid, {8, 4}, t, iota_nodes(32)));
+  const double cost = detail::weighted_cost(grid, pf.net(), tied.front());
+  double lightest = std::numeric_limits<double>::infinity();
+  for (const std::vector<int>& fold : tied) {
+    CHECK(std::set<int>(fold.begin(), fold.end()).size() == 32);
+    CHECK(detail::weighted_cost(grid, pf.net(), fold) <= cost * (1 + 1e-3));
+    lightest = std::min(lightest, detail::network_score(traffic, pf.net(), fold).max_link_relative);
+  }
+  const double first = detail::network_score(traffic, pf.net(), tied.front()).max_link_relative;
+  INFO("first " << first << " lightest " << lightest << " of " << tied.size());
+  CHECK(lightest < first);
+  const std::vector<int> kept =
+      detail::lightest_block_grid_folding(grid, {{8, 4}}, part, &traffic, pf.net(), t, iota_nodes(32), 1e-3, 0.05);
+  // Kept: the cheapest of those within the tie (0.1%) of the lightest.
+  const double kept_cost = detail::weighted_cost(grid, pf.net(), kept);
+  CHECK(detail::network_score(traffic, pf.net(), kept).max_link_relative <= lightest * (1 + 1e-3));
+  for (const std::vector<int>& fold : tied)
+    if (detail::network_score(traffic, pf.net(), fold).max_link_relative <= lightest * (1 + 1e-3))
+      CHECK(kept_cost <= detail::weighted_cost(grid, pf.net(), fold));
+  // A lighter link worth less than the gain asked of it: the cheapest.
+  CHECK(detail::lightest_block_grid_folding(grid, {{8, 4}}, part, &traffic, pf.net(), t, iota_nodes(32), 1e-3,
+                                            1 - lightest / first + 0.01) == tied.front());
+  // Without traffic to route: the cheapest, the first found.
+  CHECK(detail::lightest_block_grid_folding(grid, {{8, 4}}, part, nullptr, pf.net(), t, iota_nodes(32), 1e-3, 0.05) ==
+        tied.front());
+}
+
 TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetries that keep the allocation") {
   // A placement of 20 ranks on a 5x4 torus and its image under "x -> 4 - x
   // (reflection), then +2 along x and +1 along y": aligned back exactly.
