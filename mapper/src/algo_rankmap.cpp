@@ -1219,9 +1219,8 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   // crosses more links, each less loaded: on the recorded 128-rank mini-apps
   // at half of an 8x8 torus SimGrid ran ADI, CG, hydro27 and the sparse
   // pattern 0.74-0.81x as long spread as packed, at 1.18-1.53x the cost.
-  // The default at that capacity (at the fast preset first, the full
-  // search only where that one is predicted faster at all) replaces the
-  // choice on the time model's evidence, whatever the cost: no worse than
+  // The default at that capacity (at the fast preset, then the full
+  // search) replaces the choice on the time model's evidence, whatever the cost: no worse than
   // block, a busiest link kRelieveMinLoadGain lighter, the slowest rank
   // kTimeMinGain faster with latencies overlapped and faster at all with
   // them in turn. (The latency term is where the model errs, and there
@@ -1279,12 +1278,14 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         c.score = detail::network_score(*p.traffic, torus, c.node_of);
         return c;
       };
-      // The fast run only says whether spreading is worth the full search:
-      // its own result depends on the seed more than the full one's, so any
-      // predicted gain lets the full search run (with the fast run's
-      // qualifying as the gate instead, recorded CG at 128 ranks on desmos
-      // at 6 per node spread at 3 seeds of 5, the full result qualifying at
-      // all 5).
+      // The full search runs whatever the fast one found: the fast result
+      // says too little of it to gate it. With its qualifying as the gate,
+      // recorded CG at 128 ranks on desmos at 6 per node spread at 3 seeds
+      // of 5, the full result qualifying at all 5; with any gain predicted
+      // in turn as the gate, a cheaper packed choice of recorded CG at 256
+      // ranks on a quarter of 8x4x4x4 (seed 1, session 38) made the fast
+      // result 7% slower, and the full one, a busiest link 25% lighter and
+      // predicted faster, went untried.
       // A spread job the latency assumption decides: predicted faster with
       // a rank's latencies overlapped, slower with them in turn, on a
       // lighter busiest link (whatever its cost). The profile cannot say
@@ -1307,21 +1308,19 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       const bool quick_qualifies = qualifies(*quick, quick_time);
       say_against("spread (fast)", *quick, quick_time);
       note_if_undecided(*quick, quick_time);
-      if (quick_qualifies || quick_time.in_turn < best_time.in_turn || p.alternatives > 0) {
-        // strong spreads with the default's search: its own doubled its
-        // ~10 s on the partial-machine benchmark (up to 19.5 s).
-        auto full = spread_at(Preset::standard);
-        if (!full) return full.error();
-        const SlowestRank full_time = slowest_rank(*full);
-        const bool full_qualifies = qualifies(*full, full_time);
-        say_against("spread (default)", *full, full_time);
-        note_if_undecided(*full, full_time);
-        if (p.alternatives > 0) spread_alternative = *full;
-        if (full_qualifies && (!quick_qualifies || full->score.weighted_cost <= quick->score.weighted_cost))
-          spread = std::move(*full);
-        else if (quick_qualifies)
-          spread = std::move(*quick);
-      }
+      // strong spreads with the default's search: its own doubled its
+      // ~10 s on the partial-machine benchmark (up to 19.5 s).
+      auto full = spread_at(Preset::standard);
+      if (!full) return full.error();
+      const SlowestRank full_time = slowest_rank(*full);
+      const bool full_qualifies = qualifies(*full, full_time);
+      say_against("spread (default)", *full, full_time);
+      note_if_undecided(*full, full_time);
+      if (p.alternatives > 0) spread_alternative = *full;
+      if (full_qualifies && (!quick_qualifies || full->score.weighted_cost <= quick->score.weighted_cost))
+        spread = std::move(*full);
+      else if (quick_qualifies)
+        spread = std::move(*quick);
       if (!spread.node_of.empty()) {
         const Change d = change(spread, slowest_rank(spread));
         char note[240];
