@@ -1302,25 +1302,31 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
           undecided_time = time;
         }
       };
-      auto quick = spread_at(Preset::fast);
+      // One spread run, reported against the choice; whether it qualifies.
+      struct SpreadRun {
+        Candidate c;
+        bool qualifies = false;
+      };
+      auto judged_spread_at = [&](Preset preset, const char* what) -> Result<SpreadRun> {
+        auto c = spread_at(preset);
+        if (!c) return c.error();
+        const SlowestRank time = slowest_rank(*c);
+        const bool ok = qualifies(*c, time);
+        say_against(what, *c, time);
+        note_if_undecided(*c, time);
+        return SpreadRun{std::move(*c), ok};
+      };
+      auto quick = judged_spread_at(Preset::fast, "spread (fast)");
       if (!quick) return quick.error();
-      const SlowestRank quick_time = slowest_rank(*quick);
-      const bool quick_qualifies = qualifies(*quick, quick_time);
-      say_against("spread (fast)", *quick, quick_time);
-      note_if_undecided(*quick, quick_time);
       // strong spreads with the default's search: its own doubled its
       // ~10 s on the partial-machine benchmark (up to 19.5 s).
-      auto full = spread_at(Preset::standard);
+      auto full = judged_spread_at(Preset::standard, "spread (default)");
       if (!full) return full.error();
-      const SlowestRank full_time = slowest_rank(*full);
-      const bool full_qualifies = qualifies(*full, full_time);
-      say_against("spread (default)", *full, full_time);
-      note_if_undecided(*full, full_time);
-      if (p.alternatives > 0) spread_alternative = *full;
-      if (full_qualifies && (!quick_qualifies || full->score.weighted_cost <= quick->score.weighted_cost))
-        spread = std::move(*full);
-      else if (quick_qualifies)
-        spread = std::move(*quick);
+      if (p.alternatives > 0) spread_alternative = full->c;
+      if (full->qualifies && (!quick->qualifies || full->c.score.weighted_cost <= quick->c.score.weighted_cost))
+        spread = std::move(full->c);
+      else if (quick->qualifies)
+        spread = std::move(quick->c);
       if (!spread.node_of.empty()) {
         const Change d = change(spread, slowest_rank(spread));
         char note[240];
