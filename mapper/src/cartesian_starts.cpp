@@ -205,7 +205,7 @@ std::vector<GridGrouping> cartesian_groupings(const CommGraph& graph, int ppn, i
   return found;
 }
 
-std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
+std::vector<BlockGridFolding> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
                                                        const Torus& torus, const std::vector<int>& nodes,
                                                        double tie_share) {
   long long volume = 1;
@@ -217,10 +217,7 @@ std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, 
   const bool whole = static_cast<int>(nodes.size()) == torus.nodes();
   std::vector<int> node_of(static_cast<size_t>(volume)), bcoords(grid.size()), sub, tc(static_cast<size_t>(nd));
   // The foldings within the tie of the cheapest so far, in the order found.
-  struct Folding {
-    double cost;
-    std::vector<int> node_of;
-  };
+  using Folding = BlockGridFolding;
   std::vector<Folding> tied;
   double best_cost = std::numeric_limits<double>::infinity();
   std::int64_t checks = 0;
@@ -345,28 +342,25 @@ std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, 
   sizes_from(0, volume);
   // Cheapest first; among equal costs, the first found.
   std::stable_sort(tied.begin(), tied.end(), [](const Folding& a, const Folding& b) { return a.cost < b.cost; });
-  std::vector<std::vector<int>> out;
-  for (Folding& f : tied) out.push_back(std::move(f.node_of));
-  return out;
+  return tied;
 }
 
 std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int>& grid, const Torus& torus,
                                   const std::vector<int>& nodes) {
-  std::vector<std::vector<int>> foldings = tied_block_grid_foldings(blocks, grid, torus, nodes, 0);
-  return foldings.empty() ? std::vector<int>{} : std::move(foldings.front());
+  std::vector<BlockGridFolding> foldings = tied_block_grid_foldings(blocks, grid, torus, nodes, 0);
+  return foldings.empty() ? std::vector<int>{} : std::move(foldings.front().node_of);
 }
 
 std::vector<int> lightest_block_grid_folding(const CommGraph& blocks, const std::vector<std::vector<int>>& grids,
                                              const std::vector<int>& part, const Traffic* traffic, const Network& net,
                                              const Torus& torus, const std::vector<int>& nodes, double tie_share,
                                              double min_load_gain) {
-  std::vector<std::pair<double, std::vector<int>>> tied;  // (cost, node per block), in the order found
+  std::vector<BlockGridFolding> tied;  // of every grid, in the order found
   double cheapest = std::numeric_limits<double>::infinity();
   for (const std::vector<int>& grid : grids)
-    for (std::vector<int>& fold : tied_block_grid_foldings(blocks, grid, torus, nodes, tie_share)) {
-      const double cost = weighted_cost(blocks, net, fold);
-      cheapest = std::min(cheapest, cost);
-      tied.emplace_back(cost, std::move(fold));
+    for (BlockGridFolding& fold : tied_block_grid_foldings(blocks, grid, torus, nodes, tie_share)) {
+      cheapest = std::min(cheapest, fold.cost);
+      tied.push_back(std::move(fold));
     }
   // The busiest link of each; the cheapest's (the first found among
   // equals) is what the lightest must beat.
@@ -375,10 +369,10 @@ std::vector<int> lightest_block_grid_folding(const CommGraph& blocks, const std:
   double lightest = std::numeric_limits<double>::infinity();
   std::vector<int> node_of(part.size());
   for (size_t i = 0; i < tied.size(); ++i) {
-    if (tied[i].first > cheapest * (1 + tie_share)) continue;
-    if (first == tied.size() || tied[i].first < tied[first].first) first = i;
+    if (tied[i].cost > cheapest * (1 + tie_share)) continue;
+    if (first == tied.size() || tied[i].cost < tied[first].cost) first = i;
     if (traffic && tied.size() > 1) {
-      for (size_t r = 0; r < part.size(); ++r) node_of[r] = tied[i].second[static_cast<size_t>(part[r])];
+      for (size_t r = 0; r < part.size(); ++r) node_of[r] = tied[i].node_of[static_cast<size_t>(part[r])];
       load[i] = network_score(*traffic, net, node_of).max_link_relative;
     }
     lightest = std::min(lightest, load[i]);
@@ -388,10 +382,10 @@ std::vector<int> lightest_block_grid_folding(const CommGraph& blocks, const std:
   if (lightest <= load[first] * (1 - min_load_gain))
     // Loads within the tie of the lightest tie too: of those, the cheapest.
     for (size_t i = 0; i < tied.size(); ++i)
-      if (tied[i].first <= cheapest * (1 + tie_share) && load[i] <= lightest * (1 + tie_share) &&
-          (load[kept] > lightest * (1 + tie_share) || tied[i].first < tied[kept].first))
+      if (tied[i].cost <= cheapest * (1 + tie_share) && load[i] <= lightest * (1 + tie_share) &&
+          (load[kept] > lightest * (1 + tie_share) || tied[i].cost < tied[kept].cost))
         kept = i;
-  return std::move(tied[kept].second);
+  return std::move(tied[kept].node_of);
 }
 
 ScaledGrid scaled_grid_start(const CommGraph& graph, const Torus& torus, const Allocation& allocation,

@@ -94,7 +94,11 @@ std::vector<int> embed_block_grid(const CommGraph& blocks, const std::vector<int
 // (at most 32), cheapest first; the first is embed_block_grid's. Foldings of
 // one cost can load the links differently: boxes of other shapes, rings
 // walked in other dimensions (the routing is not symmetric).
-std::vector<std::vector<int>> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
+struct BlockGridFolding {
+  double cost = 0;            // weighted cost of the block graph
+  std::vector<int> node_of;   // node of every block
+};
+std::vector<BlockGridFolding> tied_block_grid_foldings(const CommGraph& blocks, const std::vector<int>& grid,
                                                        const Torus& torus, const std::vector<int>& nodes,
                                                        double tie_share);
 // The folding a start keeps, among the cheapest folding over the grids of

@@ -1032,17 +1032,19 @@ TEST_CASE("internals: of the foldings that tie on cost, a start keeps the one wi
   REQUIRE(traffic.check().ok());
   std::vector<int> part(32);
   std::iota(part.begin(), part.end(), 0);
-  const std::vector<std::vector<int>> tied = detail::tied_block_grid_foldings(grid, {8, 4}, t, iota_nodes(32), 1e-3);
+  const std::vector<detail::BlockGridFolding> tied = detail::tied_block_grid_foldings(grid, {8, 4}, t, iota_nodes(32), 1e-3);
   REQUIRE(tied.size() > 1);
-  CHECK(tied.front() == detail::embed_block_grid(grid, {8, 4}, t, iota_nodes(32)));
-  const double cost = detail::weighted_cost(grid, pf.net(), tied.front());
+  CHECK(tied.front().node_of == detail::embed_block_grid(grid, {8, 4}, t, iota_nodes(32)));
+  const double cost = detail::weighted_cost(grid, pf.net(), tied.front().node_of);
+  CHECK(tied.front().cost == cost);
   double lightest = std::numeric_limits<double>::infinity();
-  for (const std::vector<int>& fold : tied) {
+  for (const detail::BlockGridFolding& f : tied) {
+    const std::vector<int>& fold = f.node_of;
     CHECK(std::set<int>(fold.begin(), fold.end()).size() == 32);
     CHECK(detail::weighted_cost(grid, pf.net(), fold) <= cost * (1 + 1e-3));
     lightest = std::min(lightest, detail::network_score(traffic, pf.net(), fold).max_link_relative);
   }
-  const double first = detail::network_score(traffic, pf.net(), tied.front()).max_link_relative;
+  const double first = detail::network_score(traffic, pf.net(), tied.front().node_of).max_link_relative;
   INFO("first " << first << " lightest " << lightest << " of " << tied.size());
   CHECK(lightest < first);
   const std::vector<int> kept =
@@ -1050,15 +1052,15 @@ TEST_CASE("internals: of the foldings that tie on cost, a start keeps the one wi
   // Kept: the cheapest of those within the tie (0.1%) of the lightest.
   const double kept_cost = detail::weighted_cost(grid, pf.net(), kept);
   CHECK(detail::network_score(traffic, pf.net(), kept).max_link_relative <= lightest * (1 + 1e-3));
-  for (const std::vector<int>& fold : tied)
-    if (detail::network_score(traffic, pf.net(), fold).max_link_relative <= lightest * (1 + 1e-3))
-      CHECK(kept_cost <= detail::weighted_cost(grid, pf.net(), fold));
+  for (const detail::BlockGridFolding& f : tied)
+    if (detail::network_score(traffic, pf.net(), f.node_of).max_link_relative <= lightest * (1 + 1e-3))
+      CHECK(kept_cost <= detail::weighted_cost(grid, pf.net(), f.node_of));
   // A lighter link worth less than the gain asked of it: the cheapest.
   CHECK(detail::lightest_block_grid_folding(grid, {{8, 4}}, part, &traffic, pf.net(), t, iota_nodes(32), 1e-3,
-                                            1 - lightest / first + 0.01) == tied.front());
+                                            1 - lightest / first + 0.01) == tied.front().node_of);
   // Without traffic to route: the cheapest, the first found.
   CHECK(detail::lightest_block_grid_folding(grid, {{8, 4}}, part, nullptr, pf.net(), t, iota_nodes(32), 1e-3, 0.05) ==
-        tied.front());
+        tied.front().node_of);
 }
 
 TEST_CASE("internals: alignment undoes a torus symmetry, and only uses symmetries that keep the allocation") {
