@@ -200,6 +200,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   std::vector<int> active;
   for (int v = 0; v < n; ++v)
     if (graph.xadj[v + 1] > graph.xadj[v]) active.push_back(v);
+  const bool free_slots = allocation.total_slots() > n && allocation.max_slots() == 1;
   const int units = static_cast<int>(active.size());
   std::mt19937_64 rng(seed);
   const int tenure_lo = std::max(2, units * kTenureLowPercent / 100), tenure_hi = std::max(tenure_lo + 1, 2 * tenure_lo);
@@ -306,6 +307,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
     std::int32_t tabu_until;  // moving the rank there is tabu before this step
     double delta;             // C[r][node] - C[r][pos[r]]
     SwapBound bound;          // where the lanes keep no table
+    bool move_only = false;   // a free node's place next to a partner: moves there only
   };
   std::vector<std::vector<CandNode>> cand_of(static_cast<size_t>(n));
   std::vector<char> stale(static_cast<size_t>(n), 1);
@@ -377,6 +379,17 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
         }
         for (int j : neighbours[a])
           if (L.listed[j] != L.visit) list(j);
+        if (free_slots) {
+          // Where the job leaves slots free, the nodes next to r's partners'
+          // (full at one rank per node of a spread job) are where r should
+          // go: listed for moves, whatever their room now.
+          for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e)
+            for (int j : neighbours[pos[graph.adjncy[e]]])
+              if (j != a && L.listed[j] != L.visit) {
+                list(j);
+                cand.back().move_only = true;
+              }
+        }
       }
       bool weights_listed = false;  // r's edge weights in partner_w, for the swaps' pair term
       for (CandNode& cn : cand) {
@@ -384,7 +397,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
         const double dr = cn.delta;
         const bool r_tabu = cn.tabu_until > step;
         if (room[j] > 0) consider(dr, r_tabu, r, -1, j);
-        if (members[j].empty()) continue;
+        if (members[j].empty() || cn.move_only) continue;
         if (dr + bound_of(L, cn, a, step) > reach()) {
           L.evaluated += static_cast<std::int64_t>(members[j].size());  // the budget counts them all the same
           continue;

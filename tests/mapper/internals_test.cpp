@@ -763,6 +763,40 @@ TEST_CASE("internals: the tabu search finds the brute-force optimum of small ins
   }
 }
 
+TEST_CASE("internals: at one slot per node with free nodes, the searches move a rank next to its partner's node") {
+  // A path of 4 ranks (0-1-2-3, one byte each way per pair) at nodes 0, 4,
+  // 8 and 12 of a 16-node ring, one slot per node: every partner's node is
+  // full, so a swap with a partner is all the nodes a rank talks to offer
+  // (and gains nothing); the free node beside a partner is where the rank
+  // belongs. The spread job runs at one rank per node (algo_rankmap.cpp).
+  const Platform pf = platform_of("torus=16 node=core:1");
+  Traffic path;
+  path.ranks = 4;
+  for (int r = 0; r < 3; ++r) {
+    path.flows.push_back(Flow{r, r + 1, 1, 1});
+    path.flows.push_back(Flow{r + 1, r, 1, 1});
+  }
+  std::sort(path.flows.begin(), path.flows.end(),
+            [](const Flow& a, const Flow& b) { return std::make_pair(a.src, a.dst) < std::make_pair(b.src, b.dst); });
+  const CommGraph g = build_comm_graph(path, 0);
+  const Allocation one_slot = uniform(pf.net(), iota_nodes(16), 1);
+  const std::vector<int> start = {0, 4, 8, 12};
+  REQUIRE(detail::weighted_cost(g, pf.net(), start) == 2.0 * 12);  // 3 pairs, 4 hops each
+  // The descent of the iterated search: the ends move beside their
+  // partners (inwards, at 5 and 7), then rank 1 between its partners (to
+  // 6): 1 + 2 + 1 hops, where swaps alone leave all 12 (the optimum is 3,
+  // a sideways step away).
+  std::vector<int> descended = start;
+  detail::rank_descent(g, pf.net(), one_slot, descended);
+  CHECK(detail::weighted_cost(g, pf.net(), descended) == 2.0 * (1 + 2 + 1));
+  // The tabu search's first step (its budget: the cost tables' set-up, then
+  // one step): the best move takes an end beside its partner, 3 hops
+  // gained, where a step to its own node's neighbour gains 1.
+  std::vector<int> one_step = start;
+  detail::tabu_search(g, pf.net(), one_slot, one_step, static_cast<std::int64_t>(g.adjncy.size()) * 16 + 1, 1);
+  CHECK(detail::weighted_cost(g, pf.net(), one_step) == 2.0 * (1 + 4 + 4));
+}
+
 TEST_CASE("internals: the paired search never loses, keeps every node's slots, is deterministic") {
   // 48 ranks, 6 per node on 8 nodes of a 4x2 torus, random partners: the
   // pairs' search then the ranks' descent, from a scrambled full placement.
