@@ -182,8 +182,17 @@ void kick_targets(const CommGraph& graph, const Network& net, const Allocation& 
                   const std::vector<int>& node_of, int r, std::vector<int>& near, std::vector<int>& adjacent,
                   std::vector<std::pair<double, int>>& att);
 
+// One slot per node and more nodes than ranks (the spread job of a job
+// smaller than its allocation): every node a rank talks to is full, and
+// the searches also try the free nodes next to them (iterated_search's
+// descent, tabu_search; docs/mapper.md, step 4, "One slot per node").
+inline bool one_slot_with_free_nodes(const Allocation& allocation, int ranks) {
+  return allocation.max_slots() == 1 && allocation.total_slots() > ranks;
+}
+
 // The rank-level descent of iterated_search alone: from every rank, the
-// best move or swap onto the nodes it is most attached to, until none
+// best move or swap onto the nodes it is most attached to (and at one slot
+// per node with nodes free, onto a free node next to them), until none
 // lowers the cost. Returns the edge visits it made.
 std::int64_t rank_descent(const CommGraph& graph, const Network& net, const Allocation& allocation,
                           std::vector<int>& node_of);

@@ -31,7 +31,7 @@ class RankSearch {
   RankSearch(const CommGraph& g, const Network& t, const Allocation& allocation, std::vector<int>& node_of)
       : g_(g), t_(t), slots_(allocation.slots_by_node()), node_of_(node_of), members_(static_cast<size_t>(t.nodes())),
         queued_(static_cast<size_t>(g.vertices), 0), partner_w_(static_cast<size_t>(g.vertices), 0.0),
-        free_slots_(allocation.total_slots() > g.vertices && allocation.max_slots() == 1) {
+        free_nodes_(one_slot_with_free_nodes(allocation, g.vertices)) {
     for (int v = 0; v < g.vertices; ++v) members_[node_of[v]].push_back(v);
     tol_ = 1e-9 * (g.total_weight() / static_cast<double>(std::max<std::int64_t>(1, g.edges())) + 1);
   }
@@ -87,10 +87,10 @@ class RankSearch {
         }
       }
     }
-    // Where the job leaves slots free, the attached nodes may be full while
-    // a node next to them is empty: the move a sparse placement (one rank
-    // per node of a spread job) needs, which no swap with a partner gives.
-    if (free_slots_) {
+    // At one slot per node the attached nodes are full, while a node next
+    // to them may be free: the move a sparse placement (a spread job)
+    // needs, which no swap with a partner gives.
+    if (free_nodes_) {
       for (auto [w, b] : att_) {
         t_.neighbors(b, near_);
         for (int c : near_) {
@@ -245,7 +245,7 @@ class RankSearch {
   std::vector<std::pair<int, int>> log_;  // (rank, node it came from)
   std::vector<std::pair<double, int>> att_;
   std::vector<int> near_;  // improve(): an attached node's network neighbours
-  bool free_slots_;        // the allocation has more slots than the job has ranks
+  bool free_nodes_;        // one slot per node, more nodes than ranks
   std::vector<int> union_;
   std::vector<double> ext_a_ = std::vector<double>(kMaxResplitRanks), ext_b_ = std::vector<double>(kMaxResplitRanks);
   std::vector<double> inner_ = std::vector<double>(kMaxResplitRanks * kMaxResplitRanks);

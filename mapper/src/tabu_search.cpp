@@ -200,7 +200,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   std::vector<int> active;
   for (int v = 0; v < n; ++v)
     if (graph.xadj[v + 1] > graph.xadj[v]) active.push_back(v);
-  const bool free_slots = allocation.total_slots() > n && allocation.max_slots() == 1;
+  const bool free_nodes = one_slot_with_free_nodes(allocation, n);
   const int units = static_cast<int>(active.size());
   std::mt19937_64 rng(seed);
   const int tenure_lo = std::max(2, units * kTenureLowPercent / 100), tenure_hi = std::max(tenure_lo + 1, 2 * tenure_lo);
@@ -314,7 +314,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
   // after them): node ids alone, their cost difference and tabu step read
   // from the rank's rows, which hold still as long as the list does (4x
   // the entries on recorded CG: the full entries were 1.3x the time).
-  std::vector<std::vector<int>> free_near_of(free_slots ? static_cast<size_t>(n) : 0);
+  std::vector<std::vector<int>> free_near_of(free_nodes ? static_cast<size_t>(n) : 0);
   std::vector<char> stale(static_cast<size_t>(n), 1);
   // A spare thread to come (spare_thread) gets a lane of its own when it
   // comes; until then the caller scans that lane too.
@@ -384,10 +384,10 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
         }
         for (int j : neighbours[a])
           if (L.listed[j] != L.visit) list(j);
-        if (free_slots) {
-          // Where the job leaves slots free, the nodes next to r's partners'
-          // (full at one rank per node of a spread job) are where r should
-          // go: listed for moves, whatever their room now.
+        if (free_nodes) {
+          // At one slot per node r's partners' nodes are full, and the free
+          // nodes next to them are where r should go: listed for moves,
+          // whatever their room now.
           std::vector<int>& near = free_near_of[r];
           near.clear();
           for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e)
@@ -421,7 +421,7 @@ void tabu_search(const CommGraph& graph, const Network& net, const Allocation& a
       }
       if (weights_listed)
         for (auto e = graph.xadj[r]; e < graph.xadj[r + 1]; ++e) L.partner_w[graph.adjncy[e]] = 0;
-      if (free_slots) {
+      if (free_nodes) {
         const double* cr = &C[static_cast<size_t>(r) * M];
         const std::int32_t* tr = &tabu_until[static_cast<size_t>(r) * M];
         for (int j : free_near_of[r])
