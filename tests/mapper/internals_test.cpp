@@ -776,8 +776,7 @@ TEST_CASE("internals: at one slot per node with free nodes, the searches move a 
     path.flows.push_back(Flow{r, r + 1, 1, 1});
     path.flows.push_back(Flow{r + 1, r, 1, 1});
   }
-  std::sort(path.flows.begin(), path.flows.end(),
-            [](const Flow& a, const Flow& b) { return std::make_pair(a.src, a.dst) < std::make_pair(b.src, b.dst); });
+  REQUIRE(path.check().ok());  // pushed in (src, dst) order already
   const CommGraph g = build_comm_graph(path, 0);
   const Allocation one_slot = uniform(pf.net(), iota_nodes(16), 1);
   const std::vector<int> start = {0, 4, 8, 12};
@@ -1066,7 +1065,8 @@ TEST_CASE("internals: of the foldings that tie on cost, a start keeps the one wi
   REQUIRE(traffic.check().ok());
   std::vector<int> part(32);
   std::iota(part.begin(), part.end(), 0);
-  const std::vector<detail::BlockGridFolding> tied = detail::tied_block_grid_foldings(grid, {8, 4}, t, iota_nodes(32), 1e-3);
+  const std::vector<detail::BlockGridFolding> tied =
+      detail::tied_block_grid_foldings(grid, {8, 4}, t, iota_nodes(32), 1e-3);
   REQUIRE(tied.size() > 1);
   CHECK(tied.front().node_of == detail::embed_block_grid(grid, {8, 4}, t, iota_nodes(32)));
   const double cost = detail::weighted_cost(grid, pf.net(), tied.front().node_of);
