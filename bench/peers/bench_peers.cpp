@@ -907,7 +907,8 @@ InstanceRun run_instance(const Instance& in, const Options& opt, const fs::path&
       sr.seconds = res.seconds;
       log << " " << sr.seed << ": "
           << (sr.ok ? rankmap::text::format_double(sr.hop_bytes) + " B*hop " +
-                          rankmap::text::format_double(sr.max_link * 1e3) + " ms;"
+                          rankmap::text::format_double(sr.max_link * 1e3) + " ms " +
+                          rankmap::text::format_double(sr.seconds) + " s;"
                     : "(" + res.message + ");")
           << std::flush;
       run.seeds.push_back(sr);
