@@ -52,11 +52,11 @@ for line in out:
     if m:
         machine = m.group(1).split(" (")[0].replace(" ranks per node", "/node").replace(" torus", "")
         name = machine + ": " + m.group(1).split("): ")[-1]
-    m = re.search(r"rankmap \(default\) \.\.\. ([0-9.e+]+) B\*hop, max link ([0-9.e+]+) ms, comm time [0-9.e+]+ ms, ([0-9.e+]+) s", line)
+    m = re.search(r"rankmap \(default\) \.\.\. ([0-9.e+-]+) B\*hop, max link ([0-9.e+-]+) ms, comm time [0-9.e+-]+ ms, ([0-9.e+-]+) s", line)
     if m:
         first = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
     if "at seeds" in line and first:
-        rest = [(float(h), float(l), float(t)) for h, l, t in re.findall(r"\d+: ([0-9.e+]+) B\*hop ([0-9.e+]+) ms ([0-9.e+]+) s", line)]
+        rest = [(float(h), float(l), float(t)) for h, l, t in re.findall(r"\d+: ([0-9.e+-]+) B\*hop ([0-9.e+-]+) ms ([0-9.e+-]+) s", line)]
         rows.append((name, [first] + rest))
 runs = sum(len(v) for _, v in rows) or 1
 spread = lambda a: 100 * (max(a) - min(a)) / min(a) if min(a) > 0 else 0.0
