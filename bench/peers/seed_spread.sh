@@ -52,7 +52,7 @@ for line in out:
     if m:
         machine = m.group(1).split(" (")[0].replace(" ranks per node", "/node").replace(" torus", "")
         name = machine + ": " + m.group(1).split("): ")[-1]
-    m = re.search(r"rankmap \(default\) \.\.\. ([0-9.e+-]+) B\*hop, max link ([0-9.e+-]+) ms, comm time [0-9.e+-]+ ms, ([0-9.e+-]+) s", line)
+    m = re.search(r"rankmap \(default\) \.\.\. ([0-9.e+-]+) B\*hop, max link ([0-9.e+-]+) ms, comm time \S+ ms, ([0-9.e+-]+) s", line)
     if m:
         first = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
     if "at seeds" in line and first:
