@@ -12,21 +12,33 @@ namespace rankmap {
 
 namespace {
 
-// "−18.2%", "+3.1%", "0%": three significant digits, a real minus sign.
-std::string signed_percent(double ratio_minus_one) {
-  const double v = 100 * ratio_minus_one;
-  if (v == 0) return "0%";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, std::fabs(v) >= 100 ? "%+.0f%%" : "%+.3g%%", v);
+// "18.2", "0.9", "0.012", "0": up to three significant digits in plain
+// decimals, never an exponent, and nothing finer than 0.001 (a change of
+// 5.6e-05% is no change at the precision of a prediction).
+std::string plain_percent_digits(double v) {
+  const double a = std::fabs(v);
+  const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
   std::string s = buf;
-  if (s[0] == '-') s.replace(0, 1, "\u2212");
+  if (s.find('.') != std::string::npos) {
+    s.erase(s.find_last_not_of('0') + 1);
+    if (s.back() == '.') s.pop_back();
+  }
   return s;
 }
 
+// "−18.2%", "+3.1%", "0%": as plain_percent_digits, with a real minus sign.
+std::string signed_percent(double ratio_minus_one) {
+  const double v = 100 * ratio_minus_one;
+  const std::string digits = plain_percent_digits(v);
+  if (digits == "0") return "0%";
+  return (v < 0 ? "\u2212" : "+") + digits + "%";
+}
+
 std::string percent(double share) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3g%%", 100 * share);
-  return buf;
+  const std::string digits = plain_percent_digits(100 * share);
+  return (share < 0 && digits != "0" ? "-" : "") + digits + "%";
 }
 
 }  // namespace

@@ -94,6 +94,17 @@ TEST_CASE("outlook: the headline leads with communication, then the application 
   o.app_replayed = true;
   CHECK(outlook_headline(o) == "communication \u221225% (time model), application \u22122% (replayed)");
   CHECK(relaunch_verdict(o) == "worth a relaunch: application \u22122% predicted (replayed)");
+  // Plain decimals, never an exponent: a replayed change of 5.64e-07 is 0%,
+  // small ones keep three decimals, large ones no fraction.
+  o.app_ratio = 1 - 5.64e-7;
+  CHECK(outlook_headline(o) == "communication \u221225% (time model), application 0% (replayed)");
+  CHECK(relaunch_verdict(o) == "not worth a relaunch: predicted application gain 0%, below 1%");
+  o.app_ratio = 1 - 1.234e-4;
+  CHECK(outlook_headline(o) == "communication \u221225% (time model), application \u22120.012% (replayed)");
+  o.app_ratio = 1 + 1.2345e-2;
+  CHECK(outlook_headline(o) == "communication \u221225% (time model), application +1.23% (replayed)");
+  o.app_ratio = 11.5;
+  CHECK(relaunch_verdict(o) == "not worth a relaunch: the application is predicted slower (+1050%)");
 }
 
 TEST_CASE("outlook: in the metric catalogue, first, against the baseline") {
