@@ -640,6 +640,26 @@ TEST_CASE("internals: the tabu search and the paired search are the same on any 
   const Platform pf = platform_of("torus=8x8 node=package:2,core:5");
   const std::vector<int> start = scrambled_start(600, 29, 3, 10);
   same_on_threads(random_graph(600, 6, 7), pf, uniform(pf.net(), iota_nodes(64), 10), start, 20'000'000, 5, {2, 3, 8});
+  {
+    // On a loaded machine (a busy thread on every core, and one more) the
+    // woken lanes wait for time slices, and once that costs more than it
+    // saves the main thread scans them itself: still the same search.
+    const CommGraph g = random_graph(600, 6, 7);
+    const Allocation alloc = uniform(pf.net(), iota_nodes(64), 10);
+    std::vector<int> one = start, loaded = start;
+    detail::tabu_search(g, pf.net(), alloc, one, 20'000'000, 5, 1);
+    std::atomic<bool> stop{false};
+    std::vector<std::thread> busy;
+    for (unsigned i = 0; i <= std::max(1u, std::thread::hardware_concurrency()); ++i)
+      busy.emplace_back([&] {
+        while (!stop.load(std::memory_order_relaxed)) {
+        }
+      });
+    detail::tabu_search(g, pf.net(), alloc, loaded, 20'000'000, 5, 2);
+    stop.store(true);
+    for (std::thread& t : busy) t.join();
+    CHECK(loaded == one);
+  }
   const Platform small = platform_of("torus=4x3x2 node=package:2,core:2");
   const std::vector<int> small_start = scrambled_start(96, 37, 1, 4);
   same_on_threads(random_graph(96, 5, 11), small, uniform(small.net(), iota_nodes(24), 4), small_start, 5'000'000, 2,
