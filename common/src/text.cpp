@@ -221,6 +221,21 @@ std::string human_seconds(double seconds) {
   return three_digits(seconds, " s");
 }
 
+std::string human_percent(double percent, bool sign) {
+  if (!std::isfinite(percent)) return "n/a";
+  const double a = std::fabs(percent);
+  const int decimals = a >= 99.95 ? 0 : a >= 9.995 ? 1 : a >= 0.9995 ? 2 : 3;
+  char buf[400];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
+  std::string digits = buf;
+  if (digits.find('.') != std::string::npos) {
+    digits.erase(digits.find_last_not_of('0') + 1);
+    if (digits.back() == '.') digits.pop_back();
+  }
+  if (digits == "0") return "0%";
+  return (percent < 0 ? (sign ? "\u2212" : "-") : (sign ? "+" : "")) + digits + "%";
+}
+
 std::string last_lines(const std::string& s, int lines) {
   size_t at = s.size();
   while (lines-- > 0 && at > 0) {

@@ -1,6 +1,7 @@
 // The user's outlook: communication and whole-application change against a
 // baseline placement (rankmap/app_estimate.hpp).
 #include "rankmap/app_estimate.hpp"
+#include "rankmap/text.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,34 +13,10 @@ namespace rankmap {
 
 namespace {
 
-// "18.2", "0.9", "0.012", "0": up to three significant digits in plain
-// decimals, never an exponent, and nothing finer than 0.001 (a change of
-// 5.6e-05% is no change at the precision of a prediction).
-std::string plain_percent_digits(double v) {
-  const double a = std::fabs(v);
-  const int decimals = a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", decimals, a);
-  std::string s = buf;
-  if (s.find('.') != std::string::npos) {
-    s.erase(s.find_last_not_of('0') + 1);
-    if (s.back() == '.') s.pop_back();
-  }
-  return s;
-}
+// "\u221218.2%", "+3.1%", "0%" (rankmap/text.hpp, human_percent).
+std::string signed_percent(double ratio_minus_one) { return text::human_percent(100 * ratio_minus_one, true); }
 
-// "−18.2%", "+3.1%", "0%": as plain_percent_digits, with a real minus sign.
-std::string signed_percent(double ratio_minus_one) {
-  const double v = 100 * ratio_minus_one;
-  const std::string digits = plain_percent_digits(v);
-  if (digits == "0") return "0%";
-  return (v < 0 ? "\u2212" : "+") + digits + "%";
-}
-
-std::string percent(double share) {
-  const std::string digits = plain_percent_digits(100 * share);
-  return (share < 0 && digits != "0" ? "-" : "") + digits + "%";
-}
+std::string percent(double share) { return text::human_percent(100 * share); }
 
 }  // namespace
 

@@ -115,11 +115,10 @@ void note_p_mpi(const std::string& path, const MpiFraction& f, int ranks, bool q
     cli::print_note("rankmap", path + ": no MPI time in the profile (wall=0): the application change is n/a");
     return;
   }
-  char buf[256];
-  std::snprintf(buf, sizeof buf, ": p_mpi %.3g%% (ranks %.3g%% to %.3g%%, %d of %d ranks timed)%s", 100 * f.mean, 100 * f.min,
-                100 * f.max, f.timed_ranks, ranks,
-                f.yield ? "; waits through the yield shim" : "");
-  cli::print_note("rankmap", path + buf);
+  cli::print_note("rankmap", path + ": p_mpi " + text::human_percent(100 * f.mean) + " (ranks " +
+                                 text::human_percent(100 * f.min) + " to " + text::human_percent(100 * f.max) + ", " +
+                                 std::to_string(f.timed_ranks) + " of " + std::to_string(ranks) + " ranks timed)" +
+                                 (f.yield ? "; waits through the yield shim" : ""));
   if (f.ranks_sharing_a_core > 0)
     cli::print_warning("rankmap", path + ": " + std::to_string(f.ranks_sharing_a_core) +
                                       " ranks started on a core another rank started on: an oversubscribed run, whose "

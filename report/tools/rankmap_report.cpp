@@ -314,10 +314,11 @@ int report_main(int argc, char** argv) {
   page.title = title;
   page.verdict = verdict;
   page.advice = advice;
-  char p_note[160] = "no MPI time in the profile: the application change is n/a";
-  if (p_mpi.known())
-    std::snprintf(p_note, sizeof p_note, "p_mpi %.3g%% (the share of the profiled run's time inside MPI; ranks %.3g%% to %.3g%%)",
-                  100 * p_mpi.mean, 100 * p_mpi.min, 100 * p_mpi.max);
+  const std::string p_note =
+      p_mpi.known() ? "p_mpi " + text::human_percent(100 * p_mpi.mean) +
+                          " (the share of the profiled run's time inside MPI; ranks " +
+                          text::human_percent(100 * p_mpi.min) + " to " + text::human_percent(100 * p_mpi.max) + ")"
+                    : "no MPI time in the profile: the application change is n/a";
   std::string shared = p_mpi.ranks_sharing_a_core > 0
                            ? " (an oversubscribed run: " + std::to_string(p_mpi.ranks_sharing_a_core) +
                                  " ranks started on a core another rank started on, so p_mpi counts waiting for "

@@ -57,6 +57,27 @@ TEST_CASE("human units: three significant digits and an SI prefix") {
   CHECK(text::human_seconds(2) == "2.00 s");
 }
 
+TEST_CASE("human percentages: plain decimals, three significant digits, nothing finer than 0.001") {
+  CHECK(text::human_percent(18.24) == "18.2%");
+  CHECK(text::human_percent(5) == "5%");
+  CHECK(text::human_percent(0.9) == "0.9%");
+  CHECK(text::human_percent(0.01234) == "0.012%");
+  CHECK(text::human_percent(5.64e-5) == "0%");  // not "5.64e-05%"
+  CHECK(text::human_percent(1e-12, true) == "0%");
+  CHECK(text::human_percent(0, true) == "0%");
+  CHECK(text::human_percent(99.96) == "100%");
+  CHECK(text::human_percent(9.996) == "10%");
+  CHECK(text::human_percent(3046) == "3046%");
+  CHECK(text::human_percent(-44.4, true) == "\u221244.4%");
+  CHECK(text::human_percent(3.1, true) == "+3.1%");
+  CHECK(text::human_percent(-2.5) == "-2.5%");
+  CHECK(text::human_percent(-2e-4, true) == "0%");
+  const std::string huge = text::human_percent(1.7e308);  // 309 digits, still no exponent
+  CHECK(huge.size() == 310);
+  CHECK(huge.find('e') == std::string::npos);
+  CHECK(text::human_percent(NAN) == "n/a");
+}
+
 TEST_CASE("last_lines keeps the end of a process's output") {
   CHECK(rankmap::text::last_lines("a\nb\nc\nd", 2) == "c\nd");
   CHECK(rankmap::text::last_lines("a\nb\nc\nd\n", 2) == "d\n");

@@ -37,6 +37,12 @@ std::string format_bandwidth(double bytes_per_second);
 // (seconds: ns, \u00b5s, ms, s). UTF-8; "n/a" for NaN and infinity.
 std::string human(double value, const std::string& unit);
 std::string human_seconds(double seconds);
+// A percentage for people, in plain decimals: up to three significant
+// digits, never an exponent, nothing finer than 0.001 ("18.2%", "0.012%",
+// "1050%"; 5.6e-05 is "0%", no change at the precision of a prediction).
+// `sign`: "+3.1%", "\u221218.2%" (a real minus sign), "0%". "n/a" for NaN
+// and infinity.
+std::string human_percent(double percent, bool sign = false);
 // The last `lines` lines of s (all of s if it has fewer), e.g. the end of a
 // failed child process's output for an error message.
 std::string last_lines(const std::string& s, int lines);

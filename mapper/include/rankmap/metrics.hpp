@@ -179,18 +179,8 @@ inline std::string format_human(MetricUnit unit, double v) {
       std::snprintf(buf, sizeof buf, "%.3g hops", v);
       return buf;
     }
-    case MetricUnit::fraction: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, std::fabs(v) >= 1 ? "%+.0f%%" : "%+.3g%%", 100 * v);
-      std::string s = v == 0 ? "0%" : buf;
-      if (s[0] == '-') s.replace(0, 1, "\u2212");  // a real minus sign
-      return s;
-    }
-    case MetricUnit::share: {
-      char buf[32];
-      std::snprintf(buf, sizeof buf, "%.3g%%", 100 * v);
-      return buf;
-    }
+    case MetricUnit::fraction: return text::human_percent(100 * v, true);
+    case MetricUnit::share: return text::human_percent(100 * v);
     case MetricUnit::seconds: return text::human_seconds(v);
   }
   return "";
