@@ -51,6 +51,15 @@ Result<std::vector<int>> scotch_map(const CommGraph& graph, const Network& torus
 std::vector<int> recursive_bisection_map(const CommGraph& graph, const Network& torus, const Allocation& allocation,
                                          std::uint64_t seed);
 
+// Where the network's distance cuts halve every set of nodes the earlier
+// cuts leave together (a torus whose rings have 2 or 4 nodes), a full
+// placement chosen cut by cut, dearest first: every set of ranks halved by
+// METIS or at random, the halves oriented and swapped to lower that cut's
+// whole weight (cut_starts.cpp). Empty where the cuts do not halve the
+// sets, or the network is not wholly allocated with equal slots all taken.
+std::vector<int> distance_cut_start(const CommGraph& graph, const Network& net, const Allocation& allocation, int ranks,
+                                    std::uint64_t seed);
+
 // Node groups of at most `cap` vertices by repeated heavy-edge matching (index
 // order), leftovers packed first-fit decreasing.
 // Returns the group of every vertex and sets `groups`; empty if more than

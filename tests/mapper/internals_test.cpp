@@ -1376,3 +1376,59 @@ TEST_CASE("internals: the regrouping search leaves the basin every rank-level se
   CHECK(detail::weighted_cost(g, torus, regrouped) < 0.95 * basin);
   CHECK(max_load(regrouped, 16) <= 4);
 }
+
+TEST_CASE("internals: the cut-by-cut start lays a ring and a 2D stencil on a 5-bit cube at one hop per edge") {
+  // desmos's 4x2x2x2 is a 5-bit cube: every ring has 2 or 4 nodes, so its
+  // distance cuts halve the machine again and again. A ring of 32 ranks and
+  // the periodic 8x4 stencil at 1 per node have placements with every edge
+  // one hop long (a Gray code; C8 x C4 into the cube), the least any
+  // placement of distinct nodes can cost. The ring needs the Kernighan-Lin
+  // passes: swaps that must each gain leave its second cut at 4 edges, not 2.
+  const Platform one = platform_of("torus=4x2x2x2 links=1x1x1x1 node=core:1");
+  SynthSpec stencil;
+  stencil.pattern = "stencil2d";
+  stencil.ranks = 32;
+  stencil.shape = {8, 4};
+  const CommGraph ring = synth_graph("ring", 32, 0, 1);
+  const CommGraph grid = build_comm_graph(test::synth_traffic(stencil), 0);
+  for (const CommGraph* g : {&ring, &grid}) {
+    INFO((g == &ring ? "ring" : "stencil"));
+    const std::vector<int> node_of =
+        detail::distance_cut_start(*g, one.net(), uniform(one.net(), iota_nodes(32), 1), 32, 1);
+    REQUIRE(node_of.size() == 32);
+    std::vector<int> sorted = node_of;
+    std::sort(sorted.begin(), sorted.end());
+    CHECK(sorted == iota_nodes(32));
+    CHECK(detail::weighted_cost(*g, one.net(), node_of) == g->total_weight());
+  }
+  // At 2 per node every node gets exactly two, and the start is the same
+  // on every call (no seed but the fixed one).
+  const Platform two = platform_of("torus=4x2x2x2 links=1x1x1x1 node=core:2");
+  const CommGraph ring64 = synth_graph("ring", 64, 0, 1);
+  const std::vector<int> node_of = detail::distance_cut_start(ring64, two.net(), uniform(two.net(), iota_nodes(32), 2), 64, 1);
+  REQUIRE(node_of.size() == 64);
+  std::vector<int> load(32, 0);
+  for (int a : node_of) ++load[static_cast<size_t>(a)];
+  CHECK(std::all_of(load.begin(), load.end(), [](int l) { return l == 2; }));
+  CHECK(detail::distance_cut_start(ring64, two.net(), uniform(two.net(), iota_nodes(32), 2), 64, 1) == node_of);
+}
+
+TEST_CASE("internals: the cut-by-cut start applies only where the cuts halve a whole, full, even machine") {
+  const CommGraph g = random_graph(64, 4, 1);
+  // Rings of 8: a second halving cuts the first's halves 3 to 1.
+  const Platform ring8 = platform_of("torus=8x8 node=core:1");
+  CHECK(detail::distance_cut_start(g, ring8.net(), uniform(ring8.net(), iota_nodes(64), 1), 64, 1).empty());
+  // A chain of 4 (no wrap): its cuts leave 1 and 3 nodes.
+  const Platform chain = platform_of("torus=4x4x4 wrap=0x1x1 node=core:1");
+  CHECK(detail::distance_cut_start(g, chain.net(), uniform(chain.net(), iota_nodes(64), 1), 64, 1).empty());
+  const Platform cube = platform_of("torus=4x4x4 node=core:2");
+  CHECK(detail::distance_cut_start(synth_graph("random", 128, 4, 1), cube.net(), uniform(cube.net(), iota_nodes(64), 2), 128, 1)
+            .size() == 128);
+  // Part of the machine, free slots, slots that differ.
+  CHECK(detail::distance_cut_start(g, cube.net(), uniform(cube.net(), iota_nodes(32), 2), 64, 1).empty());
+  CHECK(detail::distance_cut_start(g, cube.net(), uniform(cube.net(), iota_nodes(64), 2), 64, 1).empty());
+  std::vector<int> slots(64, 1);
+  slots[0] = 2;
+  const CommGraph g65 = random_graph(65, 4, 1);
+  CHECK(detail::distance_cut_start(g65, cube.net(), Allocation(64, iota_nodes(64), slots), 65, 1).empty());
+}
