@@ -94,6 +94,12 @@ constexpr std::int64_t kTabuWork = 4;
 // without the cap).
 constexpr std::int64_t kTabuMaxWork = 800'000'000;
 constexpr int kTabuUpTo = 1024;  // ranks
+// The side lineage cut by cut (below): up to this many ranks, its tabu
+// search with kSideTabuWork edge visits per unit of the iterated search's
+// budget (half the main tabu search's: the same result on recorded ADI at
+// 192 ranks on desmos, 0.2 s instead of 0.3).
+constexpr int kSideLineageUpTo = 256;
+constexpr std::int64_t kSideTabuWork = 2;
 // The plateau walk's budget, in iterated searches' budgets, and its reach:
 // 0.45 s more at 1,024 ranks (random partners, the shuffled stencil), past
 // the default's 1 s; 0.1-0.2 s at 128-256 ranks.
@@ -917,6 +923,36 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       for (size_t r = 0; r < d->placement.size(); ++r) c.node_of[r] = d->placement[r].node;
       c.score = detail::network_score(*p.traffic, torus, c.node_of);
       cands.push_back(std::move(c));
+    }
+  }
+  if (p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && !at_bound()) {
+    // A side lineage from the start built cut by cut (cut_starts.cpp), where
+    // the network's distance cuts halve the machine again and again: its
+    // search, iterated search and tabu search, seed-free, apart from the
+    // steps above, which it does not touch; it joins the candidates at the
+    // end. As a start among the others its search often ended cheapest and
+    // took the steps above into its basin, which ends dearer on some
+    // patterns (recorded CG at 192 ranks on desmos: 7.466e8 -> 7.647e8 on
+    // the mean of 10 seeds) and cheaper on others (recorded ADI there).
+    std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
+    if (!node_of.empty()) {
+      say("the side lineage cut by cut along the network's distance cuts");
+      Candidate c{"cuts", std::move(node_of), {}};
+      detail::refine(g, torus, p.allocation, c.node_of, 4);
+      c.name += "+search";
+      detail::iterated_search(g, torus, p.allocation, c.node_of,
+                              ils_work / std::max(1, plan.ils_starts), seed_for(c.name, 100));
+      detail::refine(g, torus, p.allocation, c.node_of, 4);
+      c.name += "+ils";
+      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      Candidate t{c.name + "+tabu", c.node_of, {}};
+      cands.push_back(std::move(c));
+      if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
+        detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kSideTabuWork * ils_work),
+                            seed_for(t.name, 150), p.threads);
+        t.score = detail::network_score(*p.traffic, torus, t.node_of);
+        cands.push_back(std::move(t));
+      }
     }
   }
   {

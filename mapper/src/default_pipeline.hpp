@@ -53,14 +53,15 @@ inline std::string numbered(const std::string& name, int i) {
 inline std::string family_of(const std::string& name) { return name.substr(0, name.find_first_of("#+[")); }
 
 // Starts that need no seed (block, snake, cycle, the matchings, the Cartesian
-// tilings, of the numbering or of a grid found in the graph) are placed and searched with fixed seeds: what they reach is the
+// tilings, of the numbering or of a grid found in the graph; the side lineage
+// cut by cut) are placed and searched with fixed seeds: what they reach is the
 // same at every --seed, a floor that the seeded starts (METIS, the
 // bisection, Scotch) and their searches can only improve on.
 constexpr std::uint64_t kSeedFreeSeed = 1;
 inline bool seed_free(const std::string& name) {
   const std::string f = family_of(name);
   return f == "block" || f == "snake" || f == "cycle" || f.rfind("matching", 0) == 0 || f == "cartesian" ||
-         f == "grid";
+         f == "grid" || f == "cuts";
 }
 
 // Which starts a job gets (algo_rankmap.cpp decides, by size and preset).

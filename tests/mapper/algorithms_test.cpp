@@ -403,16 +403,17 @@ TEST_CASE("algorithms: the strong preset weighs the default's mappings too, so i
   REQUIRE(strong.ok());
   CHECK(std::any_of(strong->alternatives.begin(), strong->alternatives.end(),
                     [](const Alternative& a) { return a.name.rfind("default", 0) == 0; }));
-  // Never dearer than the default but where the choice's bulk model (docs/
-  // mapper.md, step 4) predicts strong's placement faster: at this seed it
-  // takes the default's mapping at another seed, 0.3% dearer and predicted
-  // 3% faster than the default's at this one.
-  const double strong_cost = metrics(t, pf, strong->placement, 3).weighted_cost;
-  const double default_cost = metrics(t, pf, standard->placement, 3).weighted_cost;
-  if (strong_cost > default_cost) {
-    REQUIRE(strong->bulk_time != kNoValue);
-    REQUIRE(standard->bulk_time != kNoValue);
-    CHECK(strong->bulk_time < standard->bulk_time);
+  // Never dearer than the default but where the bulk model (docs/mapper.md,
+  // step 4) predicts strong's placement faster: at this seed strong trades
+  // 1.7% of cost over the default's mapping (its side lineage's, session
+  // 44) for a busiest link 10% lighter, which the evaluator's bulk model
+  // predicts 7.1% faster.
+  const Metrics strong_m = metrics(t, pf, strong->placement, 3);
+  const Metrics default_m = metrics(t, pf, standard->placement, 3);
+  if (strong_m.weighted_cost > default_m.weighted_cost) {
+    REQUIRE(std::isfinite(strong_m.predicted_bulk_time));
+    REQUIRE(std::isfinite(default_m.predicted_bulk_time));
+    CHECK(strong_m.predicted_bulk_time < default_m.predicted_bulk_time);
   }
 }
 
@@ -772,7 +773,8 @@ TEST_CASE("algorithms: on part of a machine the default spreads the job where th
     CHECK(has(r->notes, "spread the job over every allocated node (at most 1 rank each)"));
     const Metrics chosen = metrics(t, pf, r->placement, 2);
     CHECK(chosen.nodes_used == 64);
-    CHECK(chosen.weighted_cost == Approx(seed == 1 ? 5.4028e8 : 5.40252e8).epsilon(1e-5));
+    // One cost at both seeds since the side lineage (session 44; 5.4028e8 at seed 1 before).
+    CHECK(chosen.weighted_cost == Approx(5.40252e8).epsilon(1e-5));
     // The packed placement it passed over is the cheapest alternative.
     double cheapest_cost = 1e300;
     Metrics packed;
