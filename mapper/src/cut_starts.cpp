@@ -129,51 +129,69 @@ class Bisection {
     return d;
   }
 
+  void init_gains() {
+    for (int v = 0; v < g_.vertices; ++v) gain_[static_cast<size_t>(v)] = gain_of(v);
+  }
+
+  // The swap of an unlocked rank of each half of set `m` that saves the
+  // most cut weight, if it saves more than `floor`: over every pair up to
+  // kFullScan pairs, else over the kSwapCandidates ranks of largest gain on
+  // each side. Returns false where there is none.
+  bool best_swap(const std::vector<int>& m, double floor, int& bu, int& bv, double& saved) {
+    zero_.clear();
+    one_.clear();
+    for (int v : m)
+      if (!locked_[static_cast<size_t>(v)]) (side_[static_cast<size_t>(v)] ? one_ : zero_).push_back(v);
+    work_ += static_cast<std::int64_t>(m.size());
+    if (zero_.size() * one_.size() > kFullScan)
+      for (std::vector<int>* list : {&zero_, &one_}) {
+        const auto k = static_cast<std::ptrdiff_t>(std::min(kSwapCandidates, list->size()));
+        std::partial_sort(list->begin(), list->begin() + k, list->end(), [&](int a, int b) {
+          return gain_[static_cast<size_t>(a)] > gain_[static_cast<size_t>(b)] ||
+                 (gain_[static_cast<size_t>(a)] == gain_[static_cast<size_t>(b)] && a < b);
+        });
+        list->resize(static_cast<size_t>(k));
+      }
+    work_ += static_cast<std::int64_t>(zero_.size() * one_.size());
+    saved = floor;
+    bu = bv = -1;
+    for (int u : zero_)
+      for (int v : one_) {
+        const double pair = gain_[static_cast<size_t>(u)] + gain_[static_cast<size_t>(v)];
+        if (pair <= saved) continue;
+        const double d = pair - 2 * edge_weight(g_, u, v);
+        if (d > saved) {
+          saved = d;
+          bu = u;
+          bv = v;
+        }
+      }
+    return bu >= 0;
+  }
+
+  // Swaps two ranks of a set's two halves; their gains and their partners'.
+  void flip(int u, int v) {
+    side_[static_cast<size_t>(u)] ^= 1;
+    side_[static_cast<size_t>(v)] ^= 1;
+    for (int w : {u, v}) {
+      gain_[static_cast<size_t>(w)] = gain_of(w);
+      for (auto e = g_.xadj[w]; e < g_.xadj[w + 1]; ++e) gain_[static_cast<size_t>(g_.adjncy[e])] = gain_of(g_.adjncy[e]);
+    }
+  }
+
   // Swaps within each set (its halves stay equal), the best first, while
   // one lowers the cut.
   void swap() {
-    for (int v = 0; v < g_.vertices; ++v) gain_[static_cast<size_t>(v)] = gain_of(v);
-    auto larger_gain = [&](int a, int b) {
-      return gain_[static_cast<size_t>(a)] > gain_[static_cast<size_t>(b)] ||
-             (gain_[static_cast<size_t>(a)] == gain_[static_cast<size_t>(b)] && a < b);
-    };
+    init_gains();
+    locked_.assign(static_cast<size_t>(g_.vertices), 0);
+    int u = -1, v = -1;
+    double saved = 0;
     for (bool improved = true; improved;) {
       improved = false;
       for (const std::vector<int>& m : members_)
-        for (size_t swaps = 0; swaps < m.size(); ++swaps) {
-          zero_.clear();
-          one_.clear();
-          for (int v : m) (side_[static_cast<size_t>(v)] ? one_ : zero_).push_back(v);
-          work_ += static_cast<std::int64_t>(m.size());
-          if (zero_.size() * one_.size() > kFullScan)
-            for (std::vector<int>* list : {&zero_, &one_}) {
-              const auto k = static_cast<std::ptrdiff_t>(std::min(kSwapCandidates, list->size()));
-              std::partial_sort(list->begin(), list->begin() + k, list->end(), larger_gain);
-              list->resize(static_cast<size_t>(k));
-            }
-          work_ += static_cast<std::int64_t>(zero_.size() * one_.size());
-          double best = tolerance_;
-          int bu = -1, bv = -1;
-          for (int u : zero_)
-            for (int v : one_) {
-              const double pair = gain_[static_cast<size_t>(u)] + gain_[static_cast<size_t>(v)];
-              if (pair <= best) continue;
-              const double d = pair - 2 * edge_weight(g_, u, v);
-              if (d > best) {
-                best = d;
-                bu = u;
-                bv = v;
-              }
-            }
-          if (bu < 0) break;
+        for (size_t swaps = 0; swaps < m.size() && best_swap(m, tolerance_, u, v, saved); ++swaps) {
           improved = true;
-          side_[static_cast<size_t>(bu)] = 1;
-          side_[static_cast<size_t>(bv)] = 0;
-          for (int w : {bu, bv}) {
-            gain_[static_cast<size_t>(w)] = gain_of(w);
-            for (auto e = g_.xadj[w]; e < g_.xadj[w + 1]; ++e)
-              gain_[static_cast<size_t>(g_.adjncy[e])] = gain_of(g_.adjncy[e]);
-          }
+          flip(u, v);
         }
     }
   }
@@ -184,64 +202,27 @@ class Bisection {
   // while one gains (at most kPasses): unlike swaps that must each gain,
   // a pass shifts a whole block of a half (a path's halves slide along it).
   void kl_passes() {
-    for (int v = 0; v < g_.vertices; ++v) gain_[static_cast<size_t>(v)] = gain_of(v);
-    auto larger_gain = [&](int a, int b) {
-      return gain_[static_cast<size_t>(a)] > gain_[static_cast<size_t>(b)] ||
-             (gain_[static_cast<size_t>(a)] == gain_[static_cast<size_t>(b)] && a < b);
-    };
-    auto flip = [&](int u, int v) {
-      side_[static_cast<size_t>(u)] ^= 1;
-      side_[static_cast<size_t>(v)] ^= 1;
-      for (int w : {u, v}) {
-        gain_[static_cast<size_t>(w)] = gain_of(w);
-        for (auto e = g_.xadj[w]; e < g_.xadj[w + 1]; ++e) gain_[static_cast<size_t>(g_.adjncy[e])] = gain_of(g_.adjncy[e]);
-      }
-    };
-    locked_.assign(static_cast<size_t>(g_.vertices), 0);
+    init_gains();
     std::vector<std::pair<int, int>> made;
+    int u = -1, v = -1;
+    double saved = 0;
     for (const std::vector<int>& m : members_)
       for (int pass = 0; pass < kPasses; ++pass) {
         made.clear();
         double total = 0, best_total = tolerance_;
         size_t best_length = 0;
-        while (true) {
-          zero_.clear();
-          one_.clear();
-          for (int v : m)
-            if (!locked_[static_cast<size_t>(v)]) (side_[static_cast<size_t>(v)] ? one_ : zero_).push_back(v);
-          work_ += static_cast<std::int64_t>(m.size());
-          if (zero_.empty() || one_.empty()) break;
-          if (zero_.size() * one_.size() > kFullScan)
-            for (std::vector<int>* list : {&zero_, &one_}) {
-              const auto k = static_cast<std::ptrdiff_t>(std::min(kSwapCandidates, list->size()));
-              std::partial_sort(list->begin(), list->begin() + k, list->end(), larger_gain);
-              list->resize(static_cast<size_t>(k));
-            }
-          work_ += static_cast<std::int64_t>(zero_.size() * one_.size());
-          double best = -std::numeric_limits<double>::infinity();
-          int bu = -1, bv = -1;
-          for (int u : zero_)
-            for (int v : one_) {
-              const double pair = gain_[static_cast<size_t>(u)] + gain_[static_cast<size_t>(v)];
-              if (pair <= best) continue;
-              const double d = pair - 2 * edge_weight(g_, u, v);
-              if (d > best) {
-                best = d;
-                bu = u;
-                bv = v;
-              }
-            }
-          flip(bu, bv);
-          locked_[static_cast<size_t>(bu)] = locked_[static_cast<size_t>(bv)] = 1;
-          made.emplace_back(bu, bv);
-          total += best;
+        while (best_swap(m, -std::numeric_limits<double>::infinity(), u, v, saved)) {
+          flip(u, v);
+          locked_[static_cast<size_t>(u)] = locked_[static_cast<size_t>(v)] = 1;
+          made.emplace_back(u, v);
+          total += saved;
           if (total > best_total) {
             best_total = total;
             best_length = made.size();
           }
         }
         for (size_t i = made.size(); i > best_length; --i) flip(made[i - 1].first, made[i - 1].second);
-        for (int v : m) locked_[static_cast<size_t>(v)] = 0;
+        for (int w : m) locked_[static_cast<size_t>(w)] = 0;
         if (best_length == 0) break;
       }
   }
