@@ -71,7 +71,7 @@ CommGraph induced(const CommGraph& g, const std::vector<int>& members, std::vect
 }
 
 // One cut's bisection of every set of ranks, from a start (METIS's halves
-// of each set, or random ones), then oriented and swapped.
+// of each set, or random ones), then oriented, swapped and passed over.
 class Bisection {
  public:
   Bisection(const CommGraph& g, const std::vector<int>& rank_set, int sets)
@@ -83,8 +83,8 @@ class Bisection {
   std::vector<int>& side() { return side_; }
   std::int64_t work() const { return work_; }
 
-  // From the sides set in side(): orientation, swaps; returns the weight of
-  // the edges the cut separates.
+  // From the sides set in side(): orientation, swaps, Kernighan-Lin passes;
+  // returns the weight of the edges the cut separates.
   double improve() {
     orient();
     swap();
