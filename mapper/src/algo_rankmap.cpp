@@ -622,6 +622,15 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
                             detail::tabu_search_fits(p.ranks(), p.allocation.size()) &&
                             detail::tied_load_watch_fits(static_cast<int>(p.allocation.size()));
   std::optional<PlateauWalk> early_walk;  // made beside the paired search
+  // An iterated local search from `from`, then the descent: a new candidate
+  // (the iterated searches below and the side lineage cut by cut).
+  auto iterated = [&](const Candidate& from, const std::string& suffix, std::int64_t work, std::uint64_t seed) {
+    Candidate c{from.name + suffix, from.node_of, {}};
+    detail::iterated_search(g, torus, p.allocation, c.node_of, work, seed);
+    detail::refine(g, torus, p.allocation, c.node_of, 4);
+    c.score = detail::network_score(*p.traffic, torus, c.node_of);
+    return c;
+  };
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
     // candidate of each start family (scotch-strict, bisection, matching-last,
@@ -644,14 +653,6 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
         families.push_back(family(i));
       }
     }
-    // An iterated local search from `from`, then the descent: a new candidate.
-    auto iterated = [&](const Candidate& from, const std::string& suffix, std::int64_t work, std::uint64_t seed) {
-      Candidate c{from.name + suffix, from.node_of, {}};
-      detail::iterated_search(g, torus, p.allocation, c.node_of, work, seed);
-      detail::refine(g, torus, p.allocation, c.node_of, 4);
-      c.score = detail::network_score(*p.traffic, torus, c.node_of);
-      return c;
-    };
     const std::int64_t share = ils_work / std::max<std::int64_t>(1, static_cast<std::int64_t>(picked.size()));
     const size_t first_ils = cands.size();
     append_made(picked.size(), [&](size_t n) {
@@ -937,14 +938,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
     if (!node_of.empty()) {
       say("the side lineage cut by cut along the network's distance cuts");
-      Candidate c{"cuts", std::move(node_of), {}};
-      detail::refine(g, torus, p.allocation, c.node_of, 4);
-      c.name += "+search";
-      detail::iterated_search(g, torus, p.allocation, c.node_of,
-                              ils_work / std::max(1, plan.ils_starts), seed_for(c.name, 100));
-      detail::refine(g, torus, p.allocation, c.node_of, 4);
-      c.name += "+ils";
-      c.score = detail::network_score(*p.traffic, torus, c.node_of);
+      Candidate start{"cuts+search", std::move(node_of), {}};
+      detail::refine(g, torus, p.allocation, start.node_of, 4);
+      Candidate c = iterated(start, "+ils", ils_work / std::max(1, plan.ils_starts), seed_for(start.name, 100));
       Candidate t{c.name + "+tabu", c.node_of, {}};
       cands.push_back(std::move(c));
       if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
