@@ -631,6 +631,9 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     c.score = detail::network_score(*p.traffic, torus, c.node_of);
     return c;
   };
+  // Whether the iterated searches ended at more than one cost (below): where
+  // they all ended at one, the steps that look for another basin are skipped.
+  bool searches_differ = false;
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
     // candidate of each start family (scotch-strict, bisection, matching-last,
@@ -667,7 +670,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       ils_min = std::min(ils_min, cands[i].score.weighted_cost);
       ils_max = std::max(ils_max, cands[i].score.weighted_cost);
     }
-    bool searches_differ = !picked.empty() && ils_max > ils_min * (1 + kTieShare);
+    searches_differ = !picked.empty() && ils_max > ils_min * (1 + kTieShare);
     double block_cost = std::numeric_limits<double>::infinity();
     for (size_t i = 0; i < starts; ++i)
       if (cands[i].name == "block") block_cost = cands[i].score.weighted_cost;
@@ -926,7 +929,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       cands.push_back(std::move(c));
     }
   }
-  if (p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && !at_bound()) {
+  if (p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && searches_differ && !at_bound()) {
     // A side lineage from the start built cut by cut (cut_starts.cpp), where
     // the network's distance cuts halve the machine again and again: its
     // search, iterated search and tabu search, seed-free, apart from the
@@ -935,6 +938,10 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // took the steps above into its basin, which ends dearer on some
     // patterns (recorded CG at 192 ranks on desmos: 7.466e8 -> 7.647e8 on
     // the mean of 10 seeds) and cheaper on others (recorded ADI there).
+    // Not where every search ended at one cost (nor does the tabu search
+    // run there): on the peer benchmark at 5 seeds it ran in 32 such runs
+    // and changed no mapping, for up to half the default's time (recorded
+    // ADI at 64 ranks on desmos: 1.03 -> 0.50 s).
     std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
     if (!node_of.empty()) {
       say("the side lineage cut by cut along the network's distance cuts");
