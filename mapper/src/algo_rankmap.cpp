@@ -266,9 +266,22 @@ std::optional<Allocation> spread_allocation(const Allocation& allocation, int ra
   return Allocation(allocation.network_nodes(), allocation.nodes(), slots);
 }
 
+// The side lineage's candidates (below), once made: seed-free, so strong's
+// runs of the default at other seeds share one.
+struct SideLineage {
+  bool made = false;
+  std::vector<Candidate> cands;
+};
+
+Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage);
+
 }  // namespace
 
-Result<MapOutcome> map_rankmap(const MapProblem& p) {
+Result<MapOutcome> map_rankmap(const MapProblem& p) { return map_default(p, nullptr); }
+
+namespace {
+
+Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage) {
   const Network& torus = p.platform->net();
   // The search minimises bytes x distance, the evaluator's cost; message
   // byte-equivalents enter only through the reference starts below (what
@@ -913,6 +926,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // seeds 1-5 and recorded ADI 128 on 4x4x4 fell 2% on the mean, for
     // about the same time (bench/peers/notes.md, session 28).
     const int default_runs = large ? 1 : kStrongDefaultRuns;
+    SideLineage defaults_lineage;
     for (int i = 0; i < default_runs; ++i) {
       MapProblem q = p;
       q.preset = Preset::standard;
@@ -921,7 +935,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
       say(i == 0 ? "the default preset's mapping, as a candidate"
                  : "the default preset's mapping at seed " + std::to_string(q.seed));
       if (p.progress) q.progress = [&](const std::string& s) { say("default: " + s); };
-      auto d = map_rankmap(q);
+      auto d = map_default(q, &defaults_lineage);
       if (!d) return d.error();
       Candidate c{numbered("default", i), std::vector<int>(d->placement.size()), {}};
       for (size_t r = 0; r < d->placement.size(); ++r) c.node_of[r] = d->placement[r].node;
@@ -942,21 +956,29 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
     // run there): on the peer benchmark at 5 seeds it ran in 32 such runs
     // and changed no mapping, for up to half the default's time (recorded
     // ADI at 64 ranks on desmos: 1.03 -> 0.50 s).
-    std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
-    if (!node_of.empty()) {
-      say("the side lineage cut by cut along the network's distance cuts");
-      Candidate start{"cuts+search", std::move(node_of), {}};
-      detail::refine(g, torus, p.allocation, start.node_of, 4);
-      Candidate c = iterated(start, "+ils", ils_work / std::max(1, plan.ils_starts), seed_for(start.name, 100));
-      Candidate t{c.name + "+tabu", c.node_of, {}};
-      cands.push_back(std::move(c));
-      if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
-        detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kSideTabuWork * ils_work),
-                            seed_for(t.name, 150), p.threads);
-        t.score = detail::network_score(*p.traffic, torus, t.node_of);
-        cands.push_back(std::move(t));
+    SideLineage own_lineage;
+    SideLineage& lineage = shared_lineage ? *shared_lineage : own_lineage;
+    if (!lineage.made) {
+      lineage.made = true;
+      std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
+      if (!node_of.empty()) {
+        say("the side lineage cut by cut along the network's distance cuts");
+        Candidate start{"cuts+search", std::move(node_of), {}};
+        detail::refine(g, torus, p.allocation, start.node_of, 4);
+        Candidate c = iterated(start, "+ils", ils_work / std::max(1, plan.ils_starts), seed_for(start.name, 100));
+        Candidate t{c.name + "+tabu", c.node_of, {}};
+        lineage.cands.push_back(std::move(c));
+        if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
+          detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kSideTabuWork * ils_work),
+                              seed_for(t.name, 150), p.threads);
+          t.score = detail::network_score(*p.traffic, torus, t.node_of);
+          lineage.cands.push_back(std::move(t));
+        }
       }
+    } else if (!lineage.cands.empty()) {
+      say("the side lineage cut by cut, as made in an earlier run of the default");
     }
+    cands.insert(cands.end(), lineage.cands.begin(), lineage.cands.end());
   }
   {
     // The tied candidates' reliefs (tied_of, to_relieve_of above).
@@ -1632,5 +1654,7 @@ Result<MapOutcome> map_rankmap(const MapProblem& p) {
   }
   return out;
 }
+
+}  // namespace
 
 }  // namespace rankmap
