@@ -647,6 +647,42 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
   // Whether the iterated searches ended at more than one cost (below): where
   // they all ended at one, the steps that look for another basin are skipped.
   bool searches_differ = false;
+  // The side lineage cut by cut (its step below): seed-free and independent
+  // of every step between, so it may be made on a thread those steps leave
+  // idle (beside the tabu search) and only joins the candidates at its step.
+  SideLineage own_lineage;
+  SideLineage& lineage = shared_lineage ? *shared_lineage : own_lineage;
+  auto lineage_applies = [&] { return p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && searches_differ; };
+  auto make_lineage = [&](int threads) {
+    lineage.made = true;
+    std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
+    if (node_of.empty()) return;
+    say("the side lineage cut by cut along the network's distance cuts");
+    Candidate start{"cuts+search", std::move(node_of), {}};
+    detail::refine(g, torus, p.allocation, start.node_of, 4);
+    Candidate c = iterated(start, "+ils", ils_work / std::max(1, plan.ils_starts), seed_for(start.name, 100));
+    Candidate t{c.name + "+tabu", c.node_of, {}};
+    lineage.cands.push_back(std::move(c));
+    if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
+      detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kSideTabuWork * ils_work),
+                          seed_for(t.name, 150), threads);
+      t.score = detail::network_score(*p.traffic, torus, t.node_of);
+      lineage.cands.push_back(std::move(t));
+    }
+  };
+  // Made in this run, not in an earlier run of the default that shares it.
+  bool lineage_made_here = false;
+  // With more than one thread, the first thread that the tabu search or the
+  // paired search and plateau walk below leave idle makes it (rather than
+  // join a scan as a lane: 0.91-0.96x a search's time on 2 threads,
+  // tabu_search.cpp); else its own step does.
+  std::atomic<bool> lineage_taken{false};
+  auto lineage_on_idle_thread = [&](int threads) {
+    if (p.threads <= 1 || !lineage_applies() || lineage_taken.exchange(true)) return;
+    if (lineage.made) return;  // by an earlier run of the default (strong's)
+    make_lineage(threads);
+    lineage_made_here = true;
+  };
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
     // candidate of each start family (scotch-strict, bisection, matching-last,
@@ -789,7 +825,10 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
             other = i;
       Candidate c, d;
       const bool alongside = other < cands.size() && p.threads > 1;
-      const int tabu_threads = alongside ? std::max(1, p.threads / 2) : p.threads;  // each, for its own scan
+      // Without a second search, the second thread makes the side lineage.
+      const bool lineage_beside = p.threads > 1 && lineage_applies() && !lineage.made;
+      const bool two = alongside || lineage_beside;
+      const int tabu_threads = two ? std::max(1, p.threads / 2) : p.threads;  // each, for its own scan
       const double found_at = cands[cheapest].score.weighted_cost * (1 - kTieShare);
       std::atomic<bool> first_found{false};
       // The tabu search's running cost and the score agree to rounding: 1e-6
@@ -807,12 +846,14 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
       // When the second ends (or stops) first, its thread joins the first's
       // scan (the same search on more threads).
       std::atomic<bool> second_ended{false};
-      detail::parallel_for(alongside ? 2 : 1, p.threads, [&](size_t n) {
+      detail::parallel_for(two ? 2 : 1, p.threads, [&](size_t n) {
         if (n == 0) {
           c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{},
-                        &light_watch, alongside ? &second_ended : nullptr);
+                        &light_watch, two ? &second_ended : nullptr);
+          if (alongside) lineage_on_idle_thread(tabu_threads);
         } else {
-          d = tabu_from(other, 401, tabu_threads, while_needed, nullptr, nullptr);
+          if (alongside) d = tabu_from(other, 401, tabu_threads, while_needed, nullptr, nullptr);
+          lineage_on_idle_thread(tabu_threads);
           second_ended.store(true, std::memory_order_release);
         }
       });
@@ -854,9 +895,11 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
           detail::parallel_for(2, p.threads, [&](size_t n) {
             if (n == 0) {
               search_pairs(each, &walk_ended);
+              lineage_on_idle_thread(each);
               pairs_ended.store(true, std::memory_order_release);
             } else {
               early_walk = plateau_walk(expected, each, &pairs_ended);
+              lineage_on_idle_thread(each);
               walk_ended.store(true, std::memory_order_release);
             }
           });
@@ -943,7 +986,7 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
       cands.push_back(std::move(c));
     }
   }
-  if (p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && searches_differ && !at_bound()) {
+  if (lineage_applies() && !at_bound()) {
     // A side lineage from the start built cut by cut (cut_starts.cpp), where
     // the network's distance cuts halve the machine again and again: its
     // search, iterated search and tabu search, seed-free, apart from the
@@ -956,26 +999,9 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
     // run there): on the peer benchmark at 5 seeds it ran in 32 such runs
     // and changed no mapping, for up to half the default's time (recorded
     // ADI at 64 ranks on desmos: 1.03 -> 0.50 s).
-    SideLineage own_lineage;
-    SideLineage& lineage = shared_lineage ? *shared_lineage : own_lineage;
     if (!lineage.made) {
-      lineage.made = true;
-      std::vector<int> node_of = detail::distance_cut_start(g, torus, p.allocation, p.ranks(), kSeedFreeSeed);
-      if (!node_of.empty()) {
-        say("the side lineage cut by cut along the network's distance cuts");
-        Candidate start{"cuts+search", std::move(node_of), {}};
-        detail::refine(g, torus, p.allocation, start.node_of, 4);
-        Candidate c = iterated(start, "+ils", ils_work / std::max(1, plan.ils_starts), seed_for(start.name, 100));
-        Candidate t{c.name + "+tabu", c.node_of, {}};
-        lineage.cands.push_back(std::move(c));
-        if (detail::tabu_search_fits(p.ranks(), p.allocation.size())) {
-          detail::tabu_search(g, torus, p.allocation, t.node_of, std::min(kTabuMaxWork, kSideTabuWork * ils_work),
-                              seed_for(t.name, 150), p.threads);
-          t.score = detail::network_score(*p.traffic, torus, t.node_of);
-          lineage.cands.push_back(std::move(t));
-        }
-      }
-    } else if (!lineage.cands.empty()) {
+      make_lineage(p.threads);
+    } else if (!lineage_made_here && !lineage.cands.empty()) {
       say("the side lineage cut by cut, as made in an earlier run of the default");
     }
     cands.insert(cands.end(), lineage.cands.begin(), lineage.cands.end());

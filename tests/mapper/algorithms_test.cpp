@@ -886,7 +886,9 @@ TEST_CASE("algorithms: the default's mapping does not depend on its thread count
   // ranks on desmos: at seed 2 the second tabu search is kept (test above),
   // at seed 1 it is not; recorded CG at 64 ranks on 4x4 takes the
   // graph-built target's starts and the regrouping search's result (above). Among these runs the early walk is used (the paired search
-  // found nothing) and made again (it found something).
+  // found nothing) and made again (it found something). The side lineage
+  // cut by cut applies in all three: made once, at its own step on one
+  // thread, on a thread the tabu search leaves idle on more.
   struct Case {
     const char* profile;
     const char* machine;
@@ -902,12 +904,27 @@ TEST_CASE("algorithms: the default's mapping does not depend on its thread count
     o.ppn = c.ppn;
     o.seed = c.seed;
     o.alternatives = 8;
+    std::vector<std::string> said;
+    o.progress = [&](const std::string& s) { said.push_back(s); };
     std::vector<MapOutcome> runs;
     for (int threads : {1, 2, 4}) {
+      INFO("threads " << threads);
+      said.clear();
       o.threads = threads;
       auto r = map_ranks(t, pf, o);
       REQUIRE(r.ok());
       runs.push_back(std::move(*r));
+      auto at = [&](const std::string& step) {
+        return std::find(said.begin(), said.end(), step) - said.begin();
+      };
+      const std::string lineage = "the side lineage cut by cut along the network's distance cuts";
+      CHECK(std::count(said.begin(), said.end(), lineage) == 1);
+      const auto paired = at("tabu search of paired ranks");
+      REQUIRE(paired < static_cast<std::ptrdiff_t>(said.size()));
+      if (threads == 1)
+        CHECK(at(lineage) > paired);
+      else
+        CHECK(at(lineage) < paired);
     }
     same_outcomes(runs);
   }
