@@ -652,6 +652,8 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
   // idle (beside the tabu search) and only joins the candidates at its step.
   SideLineage own_lineage;
   SideLineage& lineage = shared_lineage ? *shared_lineage : own_lineage;
+  // By an earlier run of the default that shares it (strong's).
+  const bool lineage_made_before = lineage.made;
   auto lineage_applies = [&] { return p.ranks() <= kSideLineageUpTo && ils_work > 0 && !dense && searches_differ; };
   auto make_lineage = [&](int threads) {
     lineage.made = true;
@@ -670,18 +672,14 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
       lineage.cands.push_back(std::move(t));
     }
   };
-  // Made in this run, not in an earlier run of the default that shares it.
-  bool lineage_made_here = false;
   // With more than one thread, the first thread that the tabu search or the
   // paired search and plateau walk below leave idle makes it (rather than
   // join a scan as a lane: 0.91-0.96x a search's time on 2 threads,
   // tabu_search.cpp); else its own step does.
+  auto lineage_for_idle_thread = [&] { return p.threads > 1 && !lineage_made_before && lineage_applies(); };
   std::atomic<bool> lineage_taken{false};
   auto lineage_on_idle_thread = [&](int threads) {
-    if (p.threads <= 1 || !lineage_applies() || lineage_taken.exchange(true)) return;
-    if (lineage.made) return;  // by an earlier run of the default (strong's)
-    make_lineage(threads);
-    lineage_made_here = true;
+    if (lineage_for_idle_thread() && !lineage_taken.exchange(true)) make_lineage(threads);
   };
   if (ils_work > 0 && !large && !at_bound()) {
     // The iterated local search gets the budget, shared by the best searched
@@ -826,8 +824,7 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
       Candidate c, d;
       const bool alongside = other < cands.size() && p.threads > 1;
       // Without a second search, the second thread makes the side lineage.
-      const bool lineage_beside = p.threads > 1 && lineage_applies() && !lineage.made;
-      const bool two = alongside || lineage_beside;
+      const bool two = alongside || lineage_for_idle_thread();
       const int tabu_threads = two ? std::max(1, p.threads / 2) : p.threads;  // each, for its own scan
       const double found_at = cands[cheapest].score.weighted_cost * (1 - kTieShare);
       std::atomic<bool> first_found{false};
@@ -850,7 +847,7 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
         if (n == 0) {
           c = tabu_from(cheapest, 400, tabu_threads, alongside ? watch_first : std::function<bool(double)>{},
                         &light_watch, two ? &second_ended : nullptr);
-          if (alongside) lineage_on_idle_thread(tabu_threads);
+          lineage_on_idle_thread(tabu_threads);
         } else {
           if (alongside) d = tabu_from(other, 401, tabu_threads, while_needed, nullptr, nullptr);
           lineage_on_idle_thread(tabu_threads);
@@ -1001,7 +998,7 @@ Result<MapOutcome> map_default(const MapProblem& p, SideLineage* shared_lineage)
     // ADI at 64 ranks on desmos: 1.03 -> 0.50 s).
     if (!lineage.made) {
       make_lineage(p.threads);
-    } else if (!lineage_made_here && !lineage.cands.empty()) {
+    } else if (lineage_made_before && !lineage.cands.empty()) {
       say("the side lineage cut by cut, as made in an earlier run of the default");
     }
     cands.insert(cands.end(), lineage.cands.begin(), lineage.cands.end());
